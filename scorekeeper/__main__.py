@@ -1,0 +1,5 @@
+import sys
+
+from scorekeeper.cli import main
+
+sys.exit(main())

@@ -1,0 +1,49 @@
+"""The ``scorekeeper`` command line: one entry point, subcommands as thin wrappers.
+
+Each subcommand lives in ``scorekeeper.commands.<name>`` and exposes ``register(subparsers)``;
+modules keep heavy imports (OpenCV, onnxruntime, Flask) inside their functions so ``--help`` and
+``replay`` start fast. Bad input exits with status 2 and one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from scorekeeper import __version__
+from scorekeeper.errors import ScorekeeperError
+
+COMMANDS: tuple[str, ...] = ("replay",)
+"""Subcommand modules under ``scorekeeper.commands``, in the order ``--help`` lists them."""
+
+BAD_INPUT = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="scorekeeper",
+        description="Sueca table scorekeeper: reads the cards, keeps the score, serves it to phones.",
+    )
+    parser.add_argument("--version", action="version", version=f"scorekeeper {__version__}")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"scorekeeper.commands.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except ScorekeeperError as error:
+        print(f"scorekeeper {args.command}: {error}", file=sys.stderr)
+        return BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
