@@ -1,0 +1,82 @@
+"""``scorekeeper replay FILE [--json]``: score a match record."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from scorekeeper.errors import RecordError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "replay",
+        help="score a match record (JSON) with the rules engine",
+        description="Replay a match record through the rules engine and print the result.",
+    )
+    parser.add_argument("file", help="match record JSON file, or - for standard input")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(handler=run)
+
+
+def read_record_file(name: str) -> Any:
+    """Parse the JSON of ``name`` (``-`` is standard input) or raise a one-line RecordError."""
+    try:
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordError(f"no such file {name!r}: give the path of a match record, or - for stdin") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise RecordError(f"cannot read {name!r}: {error}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RecordError(
+            f"{name!r} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
+        ) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from scorekeeper.rules import replay_record
+
+    result = replay_record(read_record_file(args.file))
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        print(format_result(result))
+    return 0
+
+
+_SEAT_TEAM = ("Nós", "Eles", "Nós", "Eles")
+
+
+def format_result(result: dict[str, Any]) -> str:
+    """A summary for people: one block per deal, then the match score."""
+    lines = []
+    for number, deal in enumerate(result["deals"], start=1):
+        points = deal["points"]
+        state = "complete" if deal["complete"] else f"in progress, vaza {len(deal['tricks']) + 1}"
+        lines.append(
+            f"Deal {number} — dealer seat {deal['dealer']}, trunfo {deal['turned']} ({state}): "
+            f"Nós {points['nos']} – Eles {points['eles']} points"
+        )
+        for revoke in deal["revokes"]:
+            lines.append(
+                f"  renúncia: seat {revoke['seat']} ({_SEAT_TEAM[revoke['seat']]}) played {revoke['card']} "
+                f"on {revoke['led']} in vaza {revoke['trick']} — {revoke['proof']}"
+            )
+        riscos = deal["riscos"]
+        if deal["outcome"] == "tie":
+            lines.append("  60–60: nobody scores")
+        elif riscos["nos"] or riscos["eles"]:
+            team = "Nós" if riscos["nos"] else "Eles"
+            gained = max(riscos.values())
+            word = "risco" if gained == 1 else "riscos"
+            lines.append(f"  {team} +{gained} {word} ({deal['outcome']})")
+    score = result["score"]
+    lines.append(f"Score: Nós {score['nos']} – Eles {score['eles']} riscos")
+    if result["winner"]:
+        lines.append(f"Match won by {'Nós' if result['winner'] == 'nos' else 'Eles'}")
+    return "\n".join(lines)

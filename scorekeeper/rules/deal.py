@@ -1,0 +1,258 @@
+"""One deal as an explicit, immutable state machine.
+
+``Deal.start`` opens a deal; ``deal.play(card)`` returns the next state. The engine is strict about
+what cannot happen on a real table (a card played twice, the turned card played by someone other
+than the dealer, a card after the tenth vaza) and tolerant about what players can do wrong: a
+renúncia is recorded and proven from later plays, never refused, because the camera records what
+happened, not what should have.
+
+>>> from scorekeeper.rules.cards import Card
+>>> deal = Deal.start(dealer=3, turned=Card.parse("AH"))
+>>> deal.to_play, deal.trump.value
+(0, 'H')
+>>> deal = deal.play(Card.parse("2S")).play(Card.parse("KS"))
+>>> deal.current_trick.cards, deal.current_trick.winner(deal.trump)
+((Card.parse('2S'), Card.parse('KS')), 1)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from enum import Enum
+
+from scorekeeper.errors import IllegalPlayError
+from scorekeeper.rules.cards import DECK, Card, Suit
+from scorekeeper.rules.seats import SEATS, Team, next_seat, team_of
+from scorekeeper.rules.trick import Trick
+from scorekeeper.rules.variants import FirstLead, Rules
+
+TRICKS_PER_DEAL = 10
+POINTS_PER_DEAL = 120
+
+
+class Phase(str, Enum):
+    PLAYING = "playing"
+    COMPLETE = "complete"
+
+
+@dataclass(frozen=True, slots=True)
+class Revoke:
+    """A proven renúncia: ``seat`` played ``card`` on ``led`` in vaza ``trick`` while holding ``led``."""
+
+    trick: int
+    seat: int
+    card: Card
+    led: Suit
+    proof: str
+    proven_in_trick: int
+
+    @property
+    def team(self) -> Team:
+        return team_of(self.seat)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seat": self.seat,
+            "trick": self.trick,
+            "card": self.card.notation,
+            "led": self.led.value,
+            "proof": self.proof,
+            "proven_in_trick": self.proven_in_trick,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _VoidClaim:
+    """A seat did not follow ``suit`` in vaza ``trick``: a renúncia if it later shows that suit."""
+
+    seat: int
+    suit: Suit
+    trick: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """State of one deal. Build with :meth:`start`; never mutate, :meth:`play` returns a new one."""
+
+    dealer: int
+    turned: Card
+    rules: Rules = field(default_factory=Rules)
+    tricks: tuple[Trick, ...] = ()
+    current_trick: Trick = field(default_factory=lambda: Trick(leader=0))
+    played: frozenset[Card] = frozenset()
+    revokes: tuple[Revoke, ...] = ()
+    _claims: tuple[_VoidClaim, ...] = ()
+
+    @classmethod
+    def start(cls, *, dealer: int, turned: Card, rules: Rules | None = None) -> Deal:
+        if dealer not in SEATS:
+            raise IllegalPlayError(f"dealer {dealer!r} is not a seat: seats are 0, 1, 2 and 3")
+        rules = rules or Rules()
+        steps = 1 if rules.first_lead is FirstLead.AFTER_DEALER else -1
+        return cls(
+            dealer=dealer,
+            turned=turned,
+            rules=rules,
+            current_trick=Trick(leader=next_seat(dealer, steps)),
+        )
+
+    # -- derived state -------------------------------------------------------------------------
+
+    @property
+    def trump(self) -> Suit:
+        return self.turned.suit
+
+    @property
+    def phase(self) -> Phase:
+        return Phase.COMPLETE if len(self.tricks) == TRICKS_PER_DEAL else Phase.PLAYING
+
+    @property
+    def is_complete(self) -> bool:
+        return self.phase is Phase.COMPLETE
+
+    @property
+    def leader(self) -> int:
+        return self.current_trick.leader
+
+    @property
+    def to_play(self) -> int | None:
+        if self.is_complete:
+            return None
+        return self.current_trick.seat_of(len(self.current_trick.cards))
+
+    @property
+    def trick_number(self) -> int:
+        """The vaza being played now, from 1 (11 once the deal is complete)."""
+        return len(self.tricks) + 1
+
+    @property
+    def play_count(self) -> int:
+        return len(self.played)
+
+    @property
+    def turned_in_hand(self) -> bool:
+        return self.turned not in self.played
+
+    @property
+    def points(self) -> dict[str, int]:
+        totals = {Team.NOS.value: 0, Team.ELES.value: 0}
+        for trick in self.tricks:
+            winner = trick.winner(self.trump)
+            assert winner is not None
+            totals[team_of(winner).value] += trick.points
+        return totals
+
+    def tricks_won(self, team: Team) -> int:
+        return sum(1 for trick in self.tricks if team_of(trick.winner(self.trump) or 0) is team)
+
+    # -- plays ---------------------------------------------------------------------------------
+
+    def check_play(self, card: Card) -> None:
+        """Raise :class:`IllegalPlayError` with the reason if ``card`` cannot be the next play."""
+        if self.is_complete:
+            raise IllegalPlayError(f"{card} comes after the tenth vaza: the deal is over, start a new deal")
+        if card in self.played:
+            trick = self._trick_of(card)
+            raise IllegalPlayError(f"{card} was already played in vaza {trick}: each card is played once")
+        seat = self.to_play
+        if card == self.turned and seat != self.dealer:
+            raise IllegalPlayError(
+                f"{card} is the turned trunfo, which belongs to the dealer (seat {self.dealer}), "
+                f"but seat {seat} is to play"
+            )
+
+    def can_play(self, card: Card) -> bool:
+        try:
+            self.check_play(card)
+        except IllegalPlayError:
+            return False
+        return True
+
+    def play(self, card: Card) -> Deal:
+        """The state after the seat to play plays ``card``; a renúncia is recorded, not refused."""
+        self.check_play(card)
+        seat = self.to_play
+        assert seat is not None
+        trick_no = self.trick_number
+        led = self.current_trick.led
+        claims = self._claims
+        revokes = list(self.revokes)
+
+        proven = [c for c in claims if c.seat == seat and c.suit is card.suit]
+        for claim in proven:
+            revokes.append(
+                Revoke(
+                    trick=claim.trick,
+                    seat=seat,
+                    card=claim.card,
+                    led=claim.suit,
+                    proof=(
+                        f"seat {seat} played {claim.card} on {claim.suit.portuguese} in vaza {claim.trick}, "
+                        f"then {card} in vaza {trick_no}: it still held {claim.suit.portuguese}"
+                    ),
+                    proven_in_trick=trick_no,
+                )
+            )
+        claims = tuple(c for c in claims if c not in proven)
+
+        if led is not None and card.suit is not led:
+            dealer_holds_trump = seat == self.dealer and led is self.trump and self.turned_in_hand
+            if dealer_holds_trump:
+                revokes.append(
+                    Revoke(
+                        trick=trick_no,
+                        seat=seat,
+                        card=card,
+                        led=led,
+                        proof=(
+                            f"the dealer (seat {seat}) played {card} on trunfo {led.portuguese} "
+                            f"while still holding the turned card {self.turned}"
+                        ),
+                        proven_in_trick=trick_no,
+                    )
+                )
+            else:
+                claims = claims + (_VoidClaim(seat=seat, suit=led, trick=trick_no, card=card),)
+
+        trick = self.current_trick.with_card(card)
+        tricks = self.tricks
+        if trick.is_complete:
+            tricks = tricks + (trick,)
+            winner = trick.winner(self.trump)
+            assert winner is not None
+            trick = Trick(leader=winner)
+        return replace(
+            self,
+            tricks=tricks,
+            current_trick=trick,
+            played=self.played | {card},
+            revokes=tuple(revokes),
+            _claims=claims,
+        )
+
+    def play_all(self, cards: Iterable[Card]) -> Deal:
+        deal = self
+        for card in cards:
+            deal = deal.play(card)
+        return deal
+
+    def legal_plays(self, hand: Iterable[Card]) -> tuple[Card, ...]:
+        """The cards of ``hand`` that follow suit, or all of them when the hand is void in it."""
+        cards = tuple(hand)
+        led = self.current_trick.led
+        if led is None:
+            return cards
+        following = tuple(card for card in cards if card.suit is led)
+        return following or cards
+
+    def remaining(self) -> tuple[Card, ...]:
+        """Cards not yet played, in deck order."""
+        return tuple(card for card in DECK if card not in self.played)
+
+    def _trick_of(self, card: Card) -> int:
+        for number, trick in enumerate(self.tricks, start=1):
+            if card in trick.cards:
+                return number
+        return self.trick_number

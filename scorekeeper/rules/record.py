@@ -1,0 +1,205 @@
+"""Match records: the JSON a table's match is written in, read strictly and replayed.
+
+A record is ``{"rules": {...}, "deals": [{"dealer": 3, "trump": "AH", "plays": ["2S", ...]}]}``:
+``trump`` is the turned card, ``plays`` the cards in playing order (fewer than 40 while the deal
+is in progress). :func:`replay_record` turns it into the result ``scorekeeper replay --json`` prints.
+Every problem is a :class:`RecordError` naming the deal, the play and what to fix.
+
+>>> result = replay_record({"deals": [{"dealer": 3, "trump": "AH", "plays": ["2S", "3S"]}]})
+>>> result["deals"][0]["table"], result["score"], result["winner"]
+({'leader': 0, 'cards': ['2S', '3S'], 'to_play': 2}, {'nos': 0, 'eles': 0}, None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scorekeeper.errors import RecordError, ScorekeeperError
+from scorekeeper.rules.cards import Card
+from scorekeeper.rules.deal import TRICKS_PER_DEAL, Deal
+from scorekeeper.rules.scoring import MatchScore, deal_outcome
+from scorekeeper.rules.seats import SEATS, team_of
+from scorekeeper.rules.trick import TRICK_SIZE
+from scorekeeper.rules.variants import Rules
+
+MAX_PLAYS = TRICKS_PER_DEAL * TRICK_SIZE
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    dealer: int
+    turned: Card
+    plays: tuple[Card, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dealer": self.dealer,
+            "trump": self.turned.notation,
+            "plays": [card.notation for card in self.plays],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    rules: Rules
+    deals: tuple[DealRecord, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rules": self.rules.to_json(), "deals": [deal.to_json() for deal in self.deals]}
+
+
+@dataclass(frozen=True, slots=True)
+class DealReplay:
+    """One deal replayed, with the match score once it was settled."""
+
+    number: int
+    deal: Deal
+    bonus: int
+    score_after: MatchScore
+
+
+def parse_record(data: Any) -> MatchRecord:
+    """Validate the shape of a record (cards, seats, types); the plays are checked by replaying."""
+    if not isinstance(data, Mapping):
+        raise RecordError("a match record must be a JSON object with a \"deals\" list")
+    unknown = sorted(set(data) - {"rules", "deals"})
+    if unknown:
+        raise RecordError(f"unknown key {unknown[0]!r} in the record: only \"rules\" and \"deals\" are read")
+    try:
+        rules = Rules.from_json(data.get("rules"))
+    except ScorekeeperError as error:
+        raise RecordError(f"rules: {error}") from None
+    deals_data = data.get("deals", [])
+    if not isinstance(deals_data, list):
+        raise RecordError("\"deals\" must be a list of deals like {\"dealer\": 0, \"trump\": \"AH\", \"plays\": []}")
+    deals = tuple(_parse_deal(number, item) for number, item in enumerate(deals_data, start=1))
+    return MatchRecord(rules=rules, deals=deals)
+
+
+def _parse_deal(number: int, item: Any) -> DealRecord:
+    where = f"deal {number}"
+    if not isinstance(item, Mapping):
+        raise RecordError(f"{where}: must be an object like {{\"dealer\": 0, \"trump\": \"AH\", \"plays\": []}}")
+    unknown = sorted(set(item) - {"dealer", "trump", "plays"})
+    if unknown:
+        raise RecordError(f"{where}: unknown key {unknown[0]!r}: a deal has dealer, trump and plays")
+    dealer = item.get("dealer")
+    if isinstance(dealer, bool) or dealer not in SEATS:
+        raise RecordError(f"{where}: dealer {dealer!r} is not a seat: use 0, 1, 2 or 3")
+    if "trump" not in item:
+        raise RecordError(f"{where}: the turned card \"trump\" is missing, e.g. \"trump\": \"AH\"")
+    turned = _parse_card(item["trump"], f"{where}, turned card")
+    plays_data = item.get("plays", [])
+    if not isinstance(plays_data, list):
+        raise RecordError(f"{where}: \"plays\" must be a list of cards like [\"2S\", \"3S\"]")
+    if len(plays_data) > MAX_PLAYS:
+        raise RecordError(f"{where}: {len(plays_data)} plays, but a deal has at most {MAX_PLAYS}")
+    plays = tuple(
+        _parse_card(text, f"{where}, play {index}") for index, text in enumerate(plays_data, start=1)
+    )
+    return DealRecord(dealer=int(dealer), turned=turned, plays=plays)
+
+
+def _parse_card(text: Any, where: str) -> Card:
+    try:
+        return Card.parse(text)
+    except ScorekeeperError as error:
+        raise RecordError(f"{where}: {error}") from None
+
+
+def replay(record: MatchRecord) -> tuple[DealReplay, ...]:
+    """Play every deal through the engine; raise :class:`RecordError` at the first impossible play."""
+    score = MatchScore(target=record.rules.target)
+    replays: list[DealReplay] = []
+    for number, deal_record in enumerate(record.deals, start=1):
+        if score.winner is not None:
+            raise RecordError(
+                f"deal {number}: the match was already won by {score.winner.label} "
+                f"({score.nos}-{score.eles}): start a new match"
+            )
+        if replays and not _settled(replays[-1].deal):
+            previous = replays[-1]
+            raise RecordError(
+                f"deal {number}: deal {previous.number} has only {previous.deal.play_count} plays "
+                "and no renúncia ended it: only the last deal may be in progress"
+            )
+        deal = Deal.start(dealer=deal_record.dealer, turned=deal_record.turned, rules=record.rules)
+        for index, card in enumerate(deal_record.plays, start=1):
+            try:
+                deal = deal.play(card)
+            except ScorekeeperError as error:
+                raise RecordError(f"deal {number}, play {index} ({card}): {error}") from None
+        bonus = score.bonus_for_next(record.rules)
+        score = score.after(deal_outcome(deal), record.rules)
+        replays.append(DealReplay(number=number, deal=deal, bonus=bonus, score_after=score))
+    return tuple(replays)
+
+
+def _settled(deal: Deal) -> bool:
+    return deal_outcome(deal).decided
+
+
+def replay_record(data: Any) -> dict[str, Any]:
+    """Validate and replay a record given as parsed JSON; return what ``replay --json`` prints."""
+    record = parse_record(data)
+    replays = replay(record)
+    final = replays[-1].score_after if replays else MatchScore(target=record.rules.target)
+    winner = final.winner
+    return {
+        "rules": record.rules.to_json(),
+        "deals": [deal_json(item) for item in replays],
+        "score": final.to_json(),
+        "winner": winner.value if winner else None,
+    }
+
+
+def deal_json(item: DealReplay) -> dict[str, Any]:
+    deal = item.deal
+    outcome = deal_outcome(deal)
+    tricks = []
+    for trick in deal.tricks:
+        tricks.append(
+            {
+                "leader": trick.leader,
+                "cards": [card.notation for card in trick.cards],
+                "winner": trick.winner(deal.trump),
+                "points": trick.points,
+            }
+        )
+    return {
+        "dealer": deal.dealer,
+        "turned": deal.turned.notation,
+        "trump": deal.trump.value,
+        "tricks": tricks,
+        "table": {
+            "leader": deal.current_trick.leader,
+            "cards": [card.notation for card in deal.current_trick.cards],
+            "to_play": deal.to_play,
+        },
+        "points": deal.points,
+        "complete": deal.is_complete,
+        "riscos": outcome.riscos_json(item.bonus if outcome.decided and not outcome.tie else 0),
+        "outcome": outcome.reason,
+        "bonus": item.bonus,
+        "revokes": [
+            dict(revoke.to_json(), team=team_of(revoke.seat).value) for revoke in deal.revokes
+        ],
+    }
+
+
+def record_from_deals(deals: Sequence[Deal], rules: Rules) -> MatchRecord:
+    """The record of deals played through the engine (the tracker's way back to JSON)."""
+    return MatchRecord(
+        rules=rules,
+        deals=tuple(
+            DealRecord(
+                dealer=deal.dealer,
+                turned=deal.turned,
+                plays=tuple(card for trick in deal.tricks for card in trick.cards)
+                + deal.current_trick.cards,
+            )
+            for deal in deals
+        ),
+    )

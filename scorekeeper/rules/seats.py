@@ -1,0 +1,36 @@
+"""Seats and teams. Seats are numbered 0-3 in playing order; the chairs they sit in are not our concern.
+
+>>> team_of(2), team_of(3)
+(<Team.NOS: 'nos'>, <Team.ELES: 'eles'>)
+>>> next_seat(3)
+0
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+SEATS: tuple[int, ...] = (0, 1, 2, 3)
+
+
+class Team(str, Enum):
+    NOS = "nos"
+    """Seats 0 and 2."""
+    ELES = "eles"
+    """Seats 1 and 3."""
+
+    @property
+    def opponents(self) -> Team:
+        return Team.ELES if self is Team.NOS else Team.NOS
+
+    @property
+    def label(self) -> str:
+        return "Nós" if self is Team.NOS else "Eles"
+
+
+def team_of(seat: int) -> Team:
+    return Team.NOS if seat % 2 == 0 else Team.ELES
+
+
+def next_seat(seat: int, steps: int = 1) -> int:
+    return (seat + steps) % len(SEATS)
