@@ -1,0 +1,249 @@
+"""The events a table's log is made of: frozen values, one class per thing that happens.
+
+Each event carries only what it needs; the table, the sequence number and the time are given by the
+store when it is appended (:class:`StoredEvent`). Cards are checked and normalised on construction,
+so a bad card never reaches the log:
+
+>>> CardPlayed("7h")
+CardPlayed(card='7H', frame=None)
+>>> event_from_json("deal_started", {"dealer": 3, "turned": "ah"})
+DealStarted(dealer=3, turned='AH')
+>>> event_to_json(Undone(seq=12))
+('undone', {'seq': 12})
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, ClassVar
+
+from scorekeeper.errors import ScorekeeperError
+from scorekeeper.rules import SEATS, Card
+
+
+class StoreError(ScorekeeperError):
+    """An event that cannot go into the log: malformed, or meaningless where it would go."""
+
+
+class ConflictError(StoreError):
+    """Someone else appended first: the log is not at the sequence number the writer expected."""
+
+
+def _card(text: Any) -> str:
+    return Card.parse(text).notation
+
+
+def _seat(value: Any, what: str) -> int:
+    if isinstance(value, bool) or value not in SEATS:
+        raise StoreError(f"{what} {value!r} is not a seat: use 0, 1, 2 or 3")
+    return int(value)
+
+
+def _positive(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise StoreError(f"{what} {value!r} is not a number counted from 1")
+    return value
+
+
+def _set(event: object, name: str, value: Any) -> None:
+    object.__setattr__(event, name, value)  # normalising a frozen dataclass in __post_init__
+
+
+@dataclass(frozen=True, slots=True)
+class DealStarted:
+    """The dealer turned a card: a new deal begins with that card's suit as trunfo."""
+
+    kind: ClassVar[str] = "deal_started"
+    dealer: int
+    turned: str
+
+    def __post_init__(self) -> None:
+        _set(self, "dealer", _seat(self.dealer, "dealer"))
+        _set(self, "turned", _card(self.turned))
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    """The next card of the current deal; the engine knows whose turn it was."""
+
+    kind: ClassVar[str] = "card_played"
+    card: str
+    frame: int | None = None
+    """The video frame it was seen in, when a camera saw it (for audits; not used by the score)."""
+
+    def __post_init__(self) -> None:
+        _set(self, "card", _card(self.card))
+
+
+@dataclass(frozen=True, slots=True)
+class TrickGathered:
+    """Someone gathered the vaza. Informational: the engine closes a vaza on its fourth card."""
+
+    kind: ClassVar[str] = "trick_gathered"
+    frame: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CardCorrected:
+    """Play number ``play`` (from 1) of deal ``deal`` (from 1) was really ``card``."""
+
+    kind: ClassVar[str] = "card_corrected"
+    deal: int
+    play: int
+    card: str
+
+    def __post_init__(self) -> None:
+        _positive(self.deal, "deal")
+        _positive(self.play, "play")
+        _set(self, "card", _card(self.card))
+
+
+@dataclass(frozen=True, slots=True)
+class DealCorrected:
+    """Deal ``deal`` (from 1) really had this dealer and/or this turned card."""
+
+    kind: ClassVar[str] = "deal_corrected"
+    deal: int
+    dealer: int | None = None
+    turned: str | None = None
+
+    def __post_init__(self) -> None:
+        _positive(self.deal, "deal")
+        if self.dealer is None and self.turned is None:
+            raise StoreError("a deal correction needs a new dealer or a new turned card")
+        if self.dealer is not None:
+            _set(self, "dealer", _seat(self.dealer, "dealer"))
+        if self.turned is not None:
+            _set(self, "turned", _card(self.turned))
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """Cancels event ``seq``, which must be the latest event still in effect."""
+
+    kind: ClassVar[str] = "undone"
+    seq: int
+
+    def __post_init__(self) -> None:
+        _positive(self.seq, "seq")
+
+
+@dataclass(frozen=True, slots=True)
+class RenunciaConfirmed:
+    """The table upholds the renúncia the engine found in vaza ``trick`` of deal ``deal``."""
+
+    kind: ClassVar[str] = "renuncia_confirmed"
+    deal: int
+    trick: int
+    seat: int
+
+    def __post_init__(self) -> None:
+        _positive(self.deal, "deal")
+        _positive(self.trick, "trick")
+        _set(self, "seat", _seat(self.seat, "seat"))
+
+
+@dataclass(frozen=True, slots=True)
+class RenunciaDismissed:
+    """The table rejects the renúncia the engine found (the page stops alerting about it)."""
+
+    kind: ClassVar[str] = "renuncia_dismissed"
+    deal: int
+    trick: int
+    seat: int
+
+    def __post_init__(self) -> None:
+        _positive(self.deal, "deal")
+        _positive(self.trick, "trick")
+        _set(self, "seat", _seat(self.seat, "seat"))
+
+
+@dataclass(frozen=True, slots=True)
+class RulesChanged:
+    """Variants for the current match, merged over the ones in force (``{"tie": "carry"}``)."""
+
+    kind: ClassVar[str] = "rules_changed"
+    rules: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.rules, Mapping) or not self.rules:
+            raise StoreError('rules must be a non-empty JSON object like {"tie": "carry"}')
+        _set(self, "rules", dict(self.rules))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStarted:
+    """A new match at the same table, with the rules in force; the old one goes to the history."""
+
+    kind: ClassVar[str] = "match_started"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordReplaced:
+    """The current match becomes this whole match record (the format ``scorekeeper replay`` reads)."""
+
+    kind: ClassVar[str] = "record_replaced"
+    record: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.record, Mapping):
+            raise StoreError('a match record must be a JSON object like {"deals": [...]}')
+        _set(self, "record", dict(self.record))
+
+
+Event = (
+    DealStarted
+    | CardPlayed
+    | TrickGathered
+    | CardCorrected
+    | DealCorrected
+    | Undone
+    | RenunciaConfirmed
+    | RenunciaDismissed
+    | RulesChanged
+    | MatchStarted
+    | RecordReplaced
+)
+
+EVENT_TYPES: dict[str, type[Any]] = {
+    cls.kind: cls
+    for cls in (
+        DealStarted, CardPlayed, TrickGathered, CardCorrected, DealCorrected, Undone,
+        RenunciaConfirmed, RenunciaDismissed, RulesChanged, MatchStarted, RecordReplaced,
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as the log holds it: which table, its place in that table's log, and when."""
+
+    table_id: str
+    seq: int
+    at: datetime
+    event: Event
+
+
+def event_to_json(event: Event) -> tuple[str, dict[str, Any]]:
+    data = {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
+    return event.kind, data
+
+
+def event_from_json(kind: str, data: Any) -> Event:
+    cls = EVENT_TYPES.get(kind)
+    if cls is None:
+        raise StoreError(f"unknown event kind {kind!r}: one of {', '.join(EVENT_TYPES)}")
+    if not isinstance(data, Mapping):
+        raise StoreError(f"event {kind!r} must be a JSON object")
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise StoreError(f"event {kind!r} has no field {unknown[0]!r}: it has {', '.join(sorted(names)) or 'none'}")
+    try:
+        event: Event = cls(**data)
+    except TypeError:
+        raise StoreError(f"event {kind!r} needs the fields {', '.join(sorted(names))}") from None
+    return event

@@ -1,0 +1,143 @@
+"""From a table's log to its matches: undo first, then a fold of the events still in effect.
+
+Pure functions, no I/O and no rules: the fold only places cards in a match record; whether the record
+makes sense is the rules engine's call (:func:`scorekeeper.rules.replay_record`).
+
+>>> from datetime import datetime, timezone
+>>> t = datetime(2026, 1, 1, tzinfo=timezone.utc)
+>>> log = [StoredEvent("mesa", 1, t, DealStarted(dealer=0, turned="AH")),
+...        StoredEvent("mesa", 2, t, CardPlayed("2S")),
+...        StoredEvent("mesa", 3, t, CardPlayed("3S")),
+...        StoredEvent("mesa", 4, t, Undone(seq=3))]
+>>> fold(log).record
+{'rules': {}, 'deals': [{'dealer': 0, 'trump': 'AH', 'plays': ['2S']}]}
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scorekeeper.rules import parse_record
+from scorekeeper.store.events import (
+    CardCorrected,
+    CardPlayed,
+    DealCorrected,
+    DealStarted,
+    MatchStarted,
+    RecordReplaced,
+    RenunciaConfirmed,
+    RenunciaDismissed,
+    RulesChanged,
+    StoredEvent,
+    StoreError,
+    TrickGathered,
+    Undone,
+)
+
+MAX_PLAYS = 40
+
+RevokeKey = tuple[int, int, int]
+"""(deal, trick, seat), deal and trick counted from 1: how a renúncia is named."""
+
+
+@dataclass
+class Match:
+    """One match of the table: its record and what the table decided about its renúncias."""
+
+    record: dict[str, Any] = field(default_factory=lambda: {"rules": {}, "deals": []})
+    decisions: dict[RevokeKey, str] = field(default_factory=dict)
+    """``"confirmed"`` or ``"dismissed"`` per renúncia."""
+
+
+@dataclass
+class Folded:
+    matches: list[Match]
+    """Every match of the table in order; the last is the one being played."""
+    in_effect: list[StoredEvent]
+
+    @property
+    def current(self) -> Match:
+        return self.matches[-1]
+
+    @property
+    def record(self) -> dict[str, Any]:
+        return self.current.record
+
+
+def in_effect(events: Iterable[StoredEvent]) -> list[StoredEvent]:
+    """The events left once every undo has cancelled its target (always the latest in effect)."""
+    stack: list[StoredEvent] = []
+    for stored in events:
+        if isinstance(stored.event, Undone):
+            if not stack:
+                raise StoreError("nothing to undo: the log of this table is empty")
+            if stack[-1].seq != stored.event.seq:
+                raise StoreError(
+                    f"undo of event {stored.event.seq}: only the latest event in effect "
+                    f"({stack[-1].seq}) can be undone"
+                )
+            stack.pop()
+        else:
+            stack.append(stored)
+    return stack
+
+
+def fold(events: Sequence[StoredEvent]) -> Folded:
+    effective = in_effect(events)
+    matches = [Match()]
+    for stored in effective:
+        _apply(matches, stored)
+    return Folded(matches=matches, in_effect=effective)
+
+
+def _apply(matches: list[Match], stored: StoredEvent) -> None:
+    event = stored.event
+    match = matches[-1]
+    deals: list[dict[str, Any]] = match.record["deals"]
+    if isinstance(event, DealStarted):
+        deals.append({"dealer": event.dealer, "trump": event.turned, "plays": []})
+    elif isinstance(event, CardPlayed):
+        if not deals:
+            raise StoreError(f"card {event.card}: no deal started yet: start one with its dealer and turned card")
+        plays = deals[-1]["plays"]
+        if len(plays) >= MAX_PLAYS:
+            raise StoreError(f"card {event.card}: deal {len(deals)} already has its 40 cards: start a new deal")
+        plays.append(event.card)
+    elif isinstance(event, TrickGathered):
+        pass  # the engine closes a vaza on its fourth card; kept in the log for audits
+    elif isinstance(event, CardCorrected):
+        deal = _deal(deals, event.deal)
+        if event.play > len(deal["plays"]):
+            raise StoreError(
+                f"correction of play {event.play} of deal {event.deal}: that deal has "
+                f"{len(deal['plays'])} plays"
+            )
+        deal["plays"][event.play - 1] = event.card
+    elif isinstance(event, DealCorrected):
+        deal = _deal(deals, event.deal)
+        if event.dealer is not None:
+            deal["dealer"] = event.dealer
+        if event.turned is not None:
+            deal["trump"] = event.turned
+    elif isinstance(event, RenunciaConfirmed | RenunciaDismissed):
+        _deal(deals, event.deal)
+        status = "confirmed" if isinstance(event, RenunciaConfirmed) else "dismissed"
+        match.decisions[(event.deal, event.trick, event.seat)] = status
+    elif isinstance(event, RulesChanged):
+        match.record["rules"] = {**match.record.get("rules", {}), **event.rules}
+    elif isinstance(event, MatchStarted):
+        matches.append(Match(record={"rules": dict(match.record.get("rules", {})), "deals": []}))
+    elif isinstance(event, RecordReplaced):
+        # The engine's parser checks the shape, so later events can rely on it.
+        matches[-1] = Match(record=copy.deepcopy(parse_record(event.record).to_json()))
+    else:  # pragma: no cover - every event type is handled above
+        raise StoreError(f"event {event!r} has no meaning for a match")
+
+
+def _deal(deals: list[dict[str, Any]], number: int) -> dict[str, Any]:
+    if not 1 <= number <= len(deals):
+        raise StoreError(f"deal {number} does not exist: this match has {len(deals)} deals")
+    return deals[number - 1]

@@ -1,0 +1,59 @@
+"""A table's state as the page and ``GET /api/state`` show it: the engine's replay plus the table's
+own decisions (renúncias upheld or dismissed), the match number and the matches already played."""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import lru_cache
+from typing import Any
+
+from scorekeeper.errors import ScorekeeperError
+from scorekeeper.rules import next_seat, replay_record
+from scorekeeper.store.fold import Folded
+
+
+@lru_cache(maxsize=256)
+def _replay_text(record_text: str) -> dict[str, Any]:
+    return replay_record(json.loads(record_text))
+
+
+def replay(record: dict[str, Any]) -> dict[str, Any]:
+    """The engine's replay of ``record``, memoised: finished matches replay once per process."""
+    return copy.deepcopy(_replay_text(json.dumps(record, sort_keys=True)))
+
+
+def build_state(table_id: str, seq: int, folded: Folded) -> dict[str, Any]:
+    """Raises the engine's error when the current match does not replay."""
+    current = folded.current
+    result = replay(current.record)
+    revokes = []
+    for number, deal in enumerate(result["deals"], start=1):
+        deal["number"] = number
+        for revoke in deal["revokes"]:
+            key = (number, revoke["trick"], revoke["seat"])
+            revoke["status"] = current.decisions.get(key, "suspected")
+            revokes.append(dict(revoke, deal=number))
+    deals = result["deals"]
+    last_dealer = deals[-1]["dealer"] if deals else None
+    return {
+        "table": table_id,
+        "seq": seq,
+        "match": len(folded.matches),
+        "rules": result["rules"],
+        "score": result["score"],
+        "winner": result["winner"],
+        "deals": deals,
+        "current": deals[-1] if deals else None,
+        "next_dealer": 0 if last_dealer is None else next_seat(last_dealer),
+        "revokes": revokes,
+        "history": [_summary(number, match.record) for number, match in enumerate(folded.matches[:-1], 1)],
+    }
+
+
+def _summary(number: int, record: dict[str, Any]) -> dict[str, Any]:
+    try:
+        result = replay(record)
+    except ScorekeeperError as error:  # an old match the engine now reads differently: say so, go on
+        return {"match": number, "score": None, "winner": None, "deals": len(record["deals"]), "error": str(error)}
+    return {"match": number, "score": result["score"], "winner": result["winner"], "deals": len(result["deals"])}
