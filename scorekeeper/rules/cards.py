@@ -92,7 +92,7 @@ class Card:
             raise InvalidCardError(
                 f"unknown card {text!r}: write rank (A 7 K J Q 6 5 4 3 2) then suit (H S D C), like '7H'"
             )
-        rank_letter, suit_letter = cleaned
+        rank_letter, suit_letter = cleaned[0], cleaned[1]
         if rank_letter not in _RANK_LETTERS:
             hint = " (8, 9 and 10 are not in the Sueca deck)" if rank_letter in "89T1" else ""
             raise InvalidCardError(
