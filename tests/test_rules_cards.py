@@ -25,7 +25,7 @@ def test_class_order_is_suit_major_hearts_spades_diamonds_clubs():
     assert all(card.index == i for i, card in enumerate(DECK))
 
 
-@pytest.mark.parametrize("text", ["7h", "7H", " 7H ", "7h"])
+@pytest.mark.parametrize("text", ["7h", "7H", " 7H ", "7h\n"])
 def test_parse_is_case_insensitive(text):
     assert Card.parse(text) == Card(Rank.SEVEN, Suit.COPAS)
 
