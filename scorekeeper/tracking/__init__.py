@@ -1,0 +1,18 @@
+"""From per-frame card detections to game events: geometry, the tracker and its event types."""
+
+from scorekeeper.tracking.events import (
+    CardPlayed,
+    DealEnded,
+    DealStarted,
+    Event,
+    RevokeFlagged,
+    TrickGathered,
+    Uncertain,
+)
+from scorekeeper.tracking.geometry import Side, TableGeometry
+from scorekeeper.tracking.tracker import Phase, Thresholds, Tracker
+
+__all__ = [
+    "CardPlayed", "DealEnded", "DealStarted", "Event", "Phase", "RevokeFlagged", "Side",
+    "TableGeometry", "Thresholds", "Tracker", "TrickGathered", "Uncertain",
+]

@@ -1,0 +1,132 @@
+"""What the tracker tells the rest of the program: frozen game events, each with its frame index.
+
+``frame`` is the frame where the thing happened as the camera saw it (a card's first steady sighting
+in the play area, the first frame the gathered trick was gone), not the frame at which the tracker
+became sure: the two differ by the tracker's delay. ``deal`` counts deals from 1 within one stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from scorekeeper.rules.cards import Card
+
+Json = dict[str, object]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealStarted:
+    """The turned card was seen by the dealer's side: it gives the trump and the dealer."""
+
+    type: ClassVar[str] = "deal_started"
+    frame: int
+    deal: int
+    dealer: int
+    turned: Card
+    confidence: float
+
+    def to_json(self) -> Json:
+        return {"type": self.type, "frame": self.frame, "deal": self.deal, "dealer": self.dealer,
+                "turned": self.turned.notation, "confidence": round(self.confidence, 3)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CardPlayed:
+    """A card lay steadily in the play area; ``seat`` comes from the order of play."""
+
+    type: ClassVar[str] = "card_played"
+    frame: int
+    deal: int
+    trick: int
+    seat: int
+    card: Card
+    confidence: float
+    side_seat: int | None = None
+    """The seat on the side the card came from, when that could be seen."""
+
+    def to_json(self) -> Json:
+        return {"type": self.type, "frame": self.frame, "deal": self.deal, "trick": self.trick,
+                "seat": self.seat, "card": self.card.notation,
+                "confidence": round(self.confidence, 3), "side_seat": self.side_seat}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrickGathered:
+    """Four cards were played and the play area emptied; the winner comes from the rules."""
+
+    type: ClassVar[str] = "trick_gathered"
+    frame: int
+    deal: int
+    trick: int
+    winner: int
+    cards: tuple[Card, ...]
+    points: int
+
+    def to_json(self) -> Json:
+        return {"type": self.type, "frame": self.frame, "deal": self.deal, "trick": self.trick,
+                "winner": self.winner, "cards": [c.notation for c in self.cards],
+                "points": self.points}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DealEnded:
+    """The tenth trick was gathered (or the stream ended): the deal's card points per team."""
+
+    type: ClassVar[str] = "deal_ended"
+    frame: int
+    deal: int
+    points: dict[str, int]
+    complete: bool = True
+
+    def to_json(self) -> Json:
+        return {"type": self.type, "frame": self.frame, "deal": self.deal,
+                "points": dict(self.points), "complete": self.complete}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RevokeFlagged:
+    """A renúncia the rules engine proved; ``suspected`` when it rests on a low-confidence read."""
+
+    type: ClassVar[str] = "revoke"
+    frame: int
+    deal: int
+    trick: int
+    seat: int
+    card: Card
+    led: str
+    proof: str
+    suspected: bool
+    confidence: float
+    """The lowest confidence among the reads the proof rests on."""
+
+    def to_json(self) -> Json:
+        return {"type": self.type, "frame": self.frame, "deal": self.deal, "trick": self.trick,
+                "seat": self.seat, "card": self.card.notation, "led": self.led,
+                "proof": self.proof, "suspected": self.suspected,
+                "confidence": round(self.confidence, 3)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Uncertain:
+    """Something the tracker could not settle from what it saw; never a silent guess."""
+
+    type: ClassVar[str] = "uncertain"
+    frame: int
+    deal: int
+    reason: str
+    """A short stable key: ``seat``, ``weak_read``, ``already_played``, ``illegal_read``,
+    ``several_turned``, ``play_before_turned``, ``stream_ended``."""
+    detail: str
+    card: Card | None = None
+    seat: int | None = None
+    confidence: float | None = None
+
+    def to_json(self) -> Json:
+        return {"type": self.type, "frame": self.frame, "deal": self.deal, "reason": self.reason,
+                "detail": self.detail, "card": self.card.notation if self.card else None,
+                "seat": self.seat,
+                "confidence": None if self.confidence is None else round(self.confidence, 3)}
+
+
+Event = DealStarted | CardPlayed | TrickGathered | DealEnded | RevokeFlagged | Uncertain
