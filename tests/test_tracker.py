@@ -299,7 +299,7 @@ def test_turned_card_by_the_dealer_is_not_a_play_until_he_plays_it() -> None:
 
 def test_card_from_the_wrong_side_is_flagged_not_silently_reseated() -> None:
     scene, truth = one_trick_scene()
-    landed, seat, card = truth.plays[1]  # seat 1's turn, but the card comes from the left
+    landed, _, card = truth.plays[1]  # seat 1's turn, but the card comes from the left
     scene.show(card, [landed - 2], between(HAND[3], LAND[1], 0.2))
     scene.show(card, [landed - 1], between(HAND[3], LAND[1], 0.6))
     events = run(scene.frames())
@@ -351,7 +351,7 @@ def test_the_turned_card_read_in_another_seats_turn_is_refused_and_flagged() -> 
 
 def test_card_in_the_middle_before_any_turned_card_is_flagged() -> None:
     scene = Scene()
-    scene.show(c("2S"), range(0, 10), LAND[0])
+    scene.show(c("2S"), range(10), LAND[0])
     events = run(scene.frames())
     assert [u.reason for u in uncertain(events)] == ["play_before_turned"]
     assert plays_of(events) == []

@@ -21,6 +21,7 @@ detections it is given.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 from enum import Enum
@@ -62,10 +63,11 @@ class Thresholds:
     misread that comes back now and then at the same spot; it delays a card a hand covers right
     after it lands, until the hand has gone."""
 
-    still_radius: float = 0.08
-    """How far (share of the image's shorter side) a card may move and still be "lying still".
-    Raising it tolerates a box that jumps between a card's two corner indices; lowering it better
-    ignores a card still sliding, at the cost of restarting the wait on jittery boxes."""
+    still_radius: float = 0.15
+    """How far (share of the image's shorter side) a card's box may move and still be "lying still".
+    The reader's box is one corner index or both, so a card lying still jumps by about half a card:
+    keep it above that. Raising it tolerates more jitter; lowering it better ignores a card still
+    sliding or waved over the table, at the cost of restarting the wait on jumpy boxes."""
 
     clear_seconds: float = 0.8
     """How long the four cards of a full trick must all be unseen before the trick is gathered. Raising
@@ -93,10 +95,11 @@ class Thresholds:
     """Sightings that make a card, covered by the next one before it settled, a weak play. Raising it
     refuses more two-frame misreads; it loses more cards hidden quickly."""
 
-    same_spot_iou: float = 0.5
-    """Box overlap at which two different cards read at one spot are rival reads of one card (the
-    one seen less is the misread). Raising it treats fewer reads as rivals; lowering it risks
-    dismissing a real card lying almost exactly on another."""
+    same_spot: float = 0.5
+    """Overlap (share of the smaller box) at which a card first read where another card already lay
+    is a rival read of that card: the one seen less since is the misread. Raising it treats fewer
+    reads as rivals (misreads get through); lowering it risks dismissing a real card dropped
+    almost exactly on another one until it has been seen more than the covered one."""
 
     suspect_confidence: float = 0.6
     """A proven renúncia resting on a read below this confidence is flagged as suspected. Raising it
@@ -116,9 +119,17 @@ class _Run:
     start_update: int
     anchor: Point
     box: Box
-    seen: int = 1
     confidence_sum: float = 0.0
     last_frame: int = 0
+    frames: list[int] = field(default_factory=list)
+    """Frames the card was seen in during this run, in order."""
+
+    @property
+    def seen(self) -> int:
+        return len(self.frames)
+
+    def seen_since(self, frame: int) -> int:
+        return len(self.frames) - bisect.bisect_left(self.frames, frame)
 
     @property
     def confidence(self) -> float:
@@ -279,13 +290,14 @@ class Tracker:
 
     def _new_run(self, detection: CardDetection, frame: int) -> _Run:
         return _Run(frame, self._updates, detection.center, detection.box,
-                    confidence_sum=detection.confidence, last_frame=frame)
+                    confidence_sum=detection.confidence, last_frame=frame, frames=[frame])
 
     @staticmethod
     def _extend(run: _Run, detection: CardDetection, frame: int) -> None:
-        run.seen += 1
         run.confidence_sum += detection.confidence
         run.last_frame = frame
+        run.box = detection.box
+        run.frames.append(frame)
 
     def _approach_side(self, track: _Track, center: Point, frame: int) -> Side | None:
         if track.last_outside is not None and frame - track.last_outside[0] <= self._approach:
@@ -306,15 +318,16 @@ class Tracker:
         )
 
     def _rival(self, track: _Track) -> _Track | None:
-        """Another card read at the same spot, more often, while this one was: its misread twin."""
+        """A card that lay at this spot first and has been seen more since: this is its misread."""
         run = track.inside
         assert run is not None
         for other in self._tracks.values():
             o = other.inside
-            if (other is track or o is None or o.last_frame < run.start_frame
-                    or o.start_frame > run.last_frame):
+            if (other is track or o is None or o.start_frame >= run.start_frame
+                    or o.last_frame < run.start_frame):
                 continue
-            if o.seen > run.seen and _iou(o.box, run.box) >= self.thresholds.same_spot_iou:
+            if (o.seen_since(run.start_frame) > run.seen
+                    and _overlap(o.box, run.box) >= self.thresholds.same_spot):
                 return other
         return None
 
@@ -511,9 +524,9 @@ def _last_seen(track: _Track, default: int) -> int:
     return track.inside.last_frame if track.inside is not None else default
 
 
-def _iou(a: Box, b: Box) -> float:
+def _overlap(a: Box, b: Box) -> float:
+    """Intersection over the smaller box: 1 when one box (a single corner index) lies in the other."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return ix * iy / smaller if smaller > 0 else 0.0
