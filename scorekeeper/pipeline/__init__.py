@@ -1,0 +1,1 @@
+"""Camera to phone in one process: capture, card reader, tracker, store, web server."""
