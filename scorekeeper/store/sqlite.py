@@ -92,26 +92,27 @@ class Store:
     def _migrate(self) -> None:
         try:
             conn = self._connect()
+            try:
+                self._create(conn)
+            finally:
+                conn.close()
         except sqlite3.Error as error:
-            raise StoreError(f"cannot open the database {str(self.path)!r}: {error}") from None
-        try:
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise StoreError(
-                    f"{str(self.path)!r} was written by a newer scorekeeper (schema {version}, "
-                    f"this one reads {SCHEMA_VERSION}): upgrade scorekeeper"
-                )
-            conn.execute("PRAGMA journal_mode = WAL")  # the page reads while the tracker writes
-            if version < SCHEMA_VERSION:
-                conn.execute("BEGIN IMMEDIATE")
-                for statement in _SCHEMA:  # not executescript(): it would commit halfway
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                conn.execute("COMMIT")
-        except sqlite3.DatabaseError as error:
-            raise StoreError(f"{str(self.path)!r} is not a scorekeeper database: {error}") from None
-        finally:
-            conn.close()
+            raise StoreError(f"cannot use {str(self.path)!r} as the event store: {error}") from None
+
+    def _create(self, conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{str(self.path)!r} was written by a newer scorekeeper (schema {version}, "
+                f"this one reads {SCHEMA_VERSION}): upgrade scorekeeper"
+            )
+        conn.execute("PRAGMA journal_mode = WAL")  # the page reads while the tracker writes
+        if version < SCHEMA_VERSION:
+            conn.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA:  # not executescript(): it would commit halfway
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            conn.execute("COMMIT")
 
     # -- reading ---------------------------------------------------------------------------
 

@@ -1,0 +1,50 @@
+"""The live score page and its JSON API (a Flask app in the shape of Flask's tutorial app).
+
+``create_app(test_config=None)`` builds the app; config keys: ``DATABASE`` (the store's file),
+``PIN`` (the table PIN for writes; no PIN, no writes), ``DEFAULT_TABLE`` (the table ``/`` shows),
+``WATCH_INTERVAL`` (seconds between checks for another process's writes) and ``HEARTBEAT`` (seconds
+between keep-alive pings on idle event streams). Without ``test_config`` they can also come from the
+environment as ``SCOREKEEPER_<KEY>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+from werkzeug.exceptions import HTTPException
+
+from scorekeeper.store import DEFAULT_TABLE, default_db_path
+from scorekeeper.web import api, db, page
+from scorekeeper.web.assets import web_dir
+
+
+def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
+    assets = web_dir()
+    app = Flask(
+        __name__,
+        template_folder=str(assets / "templates"),
+        static_folder=str(assets / "static"),
+    )
+    app.config.from_mapping(
+        DATABASE=str(default_db_path()),
+        PIN=None,
+        DEFAULT_TABLE=DEFAULT_TABLE,
+        WATCH_INTERVAL=0.1,
+        HEARTBEAT=15.0,
+        JSON_SORT_KEYS=False,
+        MAX_CONTENT_LENGTH=1 << 20,
+        SEND_FILE_MAX_AGE_DEFAULT=300,
+    )
+    if test_config is None:
+        app.config.from_prefixed_env("SCOREKEEPER")
+    else:
+        app.config.update(test_config)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    db.init_app(app)
+    app.register_blueprint(page.bp)
+    app.register_blueprint(api.bp)
+    app.register_error_handler(HTTPException, api.api_http_error)
+    return app
