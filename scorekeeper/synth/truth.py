@@ -1,0 +1,162 @@
+"""Ground-truth detections: which cards a perfect reader would see in each frame, no pixels.
+
+A face-up card's corner index counts as readable when at least ``READABLE`` of its sample points
+are inside the frame and under no later card or hand. A card is listed when one index is
+readable; its box covers the readable indices (``box="index"``, what the two-stage reader
+reports) or the visible part of the card (``box="card"``).
+
+Occlusion is computed per pair of objects over all the frames both are on the table, from the
+same :meth:`Track.path` poses the renderer draws: 20 deals take a few seconds.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scorekeeper.synth.geometry import INDEX_REGIONS, apply_homography, card_outline, place
+from scorekeeper.synth.hands import hand_shapes
+from scorekeeper.synth.plan import SimulationError
+from scorekeeper.synth.timeline import CARD, HAND, Timeline, Track
+from scorekeeper.vision.detections import CardDetection, FrameDetections
+
+READABLE = 7 / 9
+"""Share of an index that must show for a reader to name it: lower lists cards whose index is
+mostly under a finger (harder reads for the tracker), higher drops them sooner."""
+
+BOX_MODES = ("index", "card")
+_GRID = 3
+_CARD_GRID = (5, 7)
+_PER_INDEX = _GRID * _GRID
+
+
+def _unit_samples(box: str) -> np.ndarray:
+    """Sample points on a unit card: a grid per corner index, then (``card`` mode) the card."""
+    points = [
+        (fx, fy)
+        for x1, y1, x2, y2 in INDEX_REGIONS
+        for fy in np.linspace(y1, y2, _GRID)
+        for fx in np.linspace(x1, x2, _GRID)
+    ]
+    if box == "card":
+        nx, ny = _CARD_GRID
+        points += [(fx, fy) for fy in np.linspace(0.02, 0.98, ny) for fx in np.linspace(0.02, 0.98, nx)]
+    return np.array(points)
+
+
+_INDEX_CORNERS = np.array(
+    [[(x1, y1), (x2, y1), (x2, y2), (x1, y2)] for x1, y1, x2, y2 in INDEX_REGIONS]
+).reshape(-1, 2)
+
+
+def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDetections]:
+    """One :class:`FrameDetections` per frame of ``timeline``: what a perfect reader reports."""
+    if box not in BOX_MODES:
+        raise SimulationError(f"box mode {box!r} is not one of {', '.join(BOX_MODES)}")
+    layout = timeline.layout
+    width, height = layout.width, layout.height
+    card_w, card_h = layout.card_width, layout.card_height
+    scale = np.array([card_w, card_h])
+    samples = (_unit_samples(box) - 0.5) * scale
+    index_corners = (_INDEX_CORNERS - 0.5) * scale
+    cameras = timeline.cameras
+    per_frame: list[list[tuple[int, CardDetection]]] = [[] for _ in range(timeline.frames)]
+    tracks = timeline.tracks
+    shapes = _Shapes(tracks, card_w, card_h)
+    by_start = sorted(range(len(tracks)), key=lambda i: tracks[i].start)
+    for index, track in enumerate(tracks):
+        if track.kind != CARD or not track.face_up or track.end <= track.start:
+            continue
+        start, end = track.start, track.end
+        points = place(track.path(), samples)  # F x S x 2
+        covered = np.zeros(points.shape[:2], dtype=bool)
+        for other in by_start:
+            above = tracks[other]
+            if above.start >= end:
+                break
+            if above.z <= track.z or above.end <= start:
+                continue
+            lo, hi = max(start, above.start), min(end, above.end)
+            for polygon in shapes.get(other, lo, hi):
+                covered[lo - start : hi - start] |= _inside(points[lo - start : hi - start], polygon)
+        frame_points = apply_homography(cameras[start:end], points)
+        in_frame = (
+            (frame_points[..., 0] >= 0)
+            & (frame_points[..., 0] < width)
+            & (frame_points[..., 1] >= 0)
+            & (frame_points[..., 1] < height)
+        )
+        seen = in_frame & ~covered
+        readable = seen[:, : 2 * _PER_INDEX].reshape(len(seen), 2, _PER_INDEX).mean(axis=2) >= READABLE
+        listed = np.flatnonzero(readable.any(axis=1))
+        if not len(listed):
+            continue
+        if box == "index":
+            quads = apply_homography(
+                cameras[start:end][listed], place(track.path()[listed], index_corners)
+            ).reshape(len(listed), 2, 4, 2)
+            # Unreadable indices drop out of the box: NaN is ignored by nanmin/nanmax.
+            quads = np.where(readable[listed][:, :, None, None], quads, np.nan).reshape(len(listed), 8, 2)
+        else:
+            quads = np.where(seen[listed][:, :, None], frame_points[listed], np.nan)
+        low = np.clip(np.nanmin(quads, axis=1), 0, (width, height))
+        high = np.clip(np.nanmax(quads, axis=1), 0, (width, height))
+        corners = readable[listed].sum(axis=1)
+        assert track.card is not None
+        for k, offset in enumerate(listed):
+            per_frame[start + offset].append(
+                (
+                    track.z,
+                    CardDetection(
+                        card=track.card,
+                        confidence=1.0,
+                        box=(float(low[k, 0]), float(low[k, 1]), float(high[k, 0]), float(high[k, 1])),
+                        corners=int(corners[k]),
+                    ),
+                )
+            )
+    return [
+        FrameDetections(
+            frame_index=frame,
+            cards=tuple(det for _, det in sorted(found, key=lambda pair: pair[0])),
+            width=width,
+            height=height,
+        )
+        for frame, found in enumerate(per_frame)
+    ]
+
+
+class _Shapes:
+    """Each track's covering polygons over its life (F x V x 2 each), built once."""
+
+    def __init__(self, tracks: list[Track], card_w: float, card_h: float) -> None:
+        self.tracks = tracks
+        self.card_h = card_h
+        self.outline = card_outline(card_w, card_h)
+        self.cache: dict[int, list[np.ndarray]] = {}
+
+    def get(self, index: int, lo: int, hi: int) -> list[np.ndarray]:
+        if index not in self.cache:
+            track = self.tracks[index]
+            if track.kind == HAND:
+                shapes = list(hand_shapes(track.path(), track.shoulder, self.card_h).values())
+            else:
+                shapes = [place(track.path(), self.outline)]
+            self.cache[index] = [_clockwise(shape) for shape in shapes]
+        start = self.tracks[index].start
+        return [shape[lo - start : hi - start] for shape in self.cache[index]]
+
+
+def _clockwise(shape: np.ndarray) -> np.ndarray:
+    """Vertices in one winding (clockwise on screen, y down) so one sign test means inside."""
+    x, y = shape[0, :, 0], shape[0, :, 1]
+    area = float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+    return shape if area > 0 else shape[:, ::-1]
+
+
+def _inside(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
+    """F x S: whether each point (F x S x 2) is inside the convex polygon of its frame (F x V x 2)."""
+    edge = np.roll(polygon, -1, axis=1) - polygon  # F x V x 2
+    dx = points[:, :, None, 0] - polygon[:, None, :, 0]
+    dy = points[:, :, None, 1] - polygon[:, None, :, 1]
+    cross = edge[:, None, :, 0] * dy - edge[:, None, :, 1] * dx
+    return (cross >= 0).all(axis=2)
