@@ -130,3 +130,26 @@ class Uncertain:
 
 
 Event = DealStarted | CardPlayed | TrickGathered | DealEnded | RevokeFlagged | Uncertain
+
+
+def describe(event: Event) -> str:
+    """One line for people, in the table's words (vaza, trunfo, renúncia)."""
+    at = f"frame {event.frame:>6}  "
+    if isinstance(event, DealStarted):
+        return (f"{at}deal {event.deal}: dealer seat {event.dealer} turns {event.turned} "
+                f"(trunfo {event.turned.suit.portuguese})")
+    if isinstance(event, CardPlayed):
+        side = "" if event.side_seat in (None, event.seat) else f", came from seat {event.side_seat}'s side"
+        return (f"{at}  vaza {event.trick}: seat {event.seat} plays {event.card} "
+                f"(confidence {event.confidence:.2f}{side})")
+    if isinstance(event, TrickGathered):
+        return (f"{at}  vaza {event.trick} to seat {event.winner}: "
+                f"{' '.join(c.notation for c in event.cards)}, {event.points} points")
+    if isinstance(event, DealEnded):
+        how = "" if event.complete else " (incomplete)"
+        return (f"{at}deal {event.deal} ended{how}: Nós {event.points.get('nos', 0)} - "
+                f"Eles {event.points.get('eles', 0)} points")
+    if isinstance(event, RevokeFlagged):
+        kind = f"suspected renúncia (read confidence {event.confidence:.2f})" if event.suspected else "renúncia"
+        return f"{at}  {kind}: seat {event.seat}, vaza {event.trick}: {event.proof}"
+    return f"{at}  uncertain ({event.reason}): {event.detail}"

@@ -122,13 +122,17 @@ class TableGeometry:
 
     @classmethod
     def from_json(cls, data: object) -> TableGeometry:
-        """Read :meth:`to_json`'s shape; ``play_area`` and the seat keys may be left out."""
+        """Read :meth:`to_json`'s shape; ``play_area`` and the seat keys may be left out.
+
+        The simulator's table JSON (``seat_sides``: the side of each seat, ``direction``) reads too.
+        """
         if not isinstance(data, dict):
             raise ScorekeeperError(f"table geometry {data!r}: expected an object with width and height")
         try:
             width, height = int(data["width"]), int(data["height"])
-            seat0 = Side(data.get("seat0", Side.BOTTOM.value))
-            clockwise = bool(data.get("clockwise", False))
+            sides = [Side(s) for s in data.get("seat_sides", [])]
+            seat0 = sides[0] if sides else Side(data.get("seat0", Side.BOTTOM.value))
+            clockwise = bool(data.get("clockwise", data.get("direction") == "clockwise"))
             area = data.get("play_area")
         except (KeyError, TypeError, ValueError) as error:
             raise ScorekeeperError(
@@ -136,8 +140,15 @@ class TableGeometry:
                 "play_area [x1, y1, x2, y2], seat0 (bottom/right/top/left) and clockwise"
             ) from None
         if area is None:
-            return cls.default(width, height, seat0=seat0, clockwise=clockwise)
-        if not (isinstance(area, list | tuple) and len(area) == 4):
+            geometry = cls.default(width, height, seat0=seat0, clockwise=clockwise)
+        elif isinstance(area, list | tuple) and len(area) == 4:
+            x1, y1, x2, y2 = (float(v) for v in area)
+            geometry = cls(width, height, (x1, y1, x2, y2), seat0, clockwise)
+        else:
             raise ScorekeeperError(f"table geometry play_area {area!r}: give [x1, y1, x2, y2] in pixels")
-        x1, y1, x2, y2 = (float(v) for v in area)
-        return cls(width, height, (x1, y1, x2, y2), seat0, clockwise)
+        if sides and sides != [geometry.side_of_seat(seat) for seat in range(len(sides))]:
+            raise ScorekeeperError(
+                f"table geometry seat_sides {[s.value for s in sides]}: seats must go round the "
+                f"table in order ({'clockwise' if clockwise else 'counterclockwise'})"
+            )
+        return geometry

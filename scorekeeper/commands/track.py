@@ -1,0 +1,236 @@
+"""``scorekeeper track SOURCE [--json] [--ground-truth FILE]``: from frames to tricks and score.
+
+SOURCE is a camera index, a video file or a stream URL (read with OpenCV and the card reader), or a
+detection stream (``.jsonl`` / ``.json``, see :mod:`scorekeeper.tracking.stream`), or with
+``--from-truth`` a simulated clip's ground truth (``clip.json``) whose perfect detections are
+rebuilt and optionally degraded with ``--noise``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from scorekeeper.errors import RecordError, SourceError
+from scorekeeper.tracking.stream import STREAM_SUFFIXES
+
+DEFAULT_FPS = 10.0
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "track",
+        help="watch a table (camera, video or detections) and rebuild the tricks and the score",
+        description="Track a Sueca table: read the cards frame by frame, rebuild deals, tricks, "
+        "seats and score, and flag what could not be settled.",
+    )
+    parser.add_argument("source", metavar="SOURCE",
+                        help="camera index (0), video file, stream URL, detection stream "
+                        "(.jsonl/.json), or with --from-truth a simulated clip's clip.json")
+    parser.add_argument("--json", action="store_true",
+                        help="print {events, record, result} as JSON")
+    parser.add_argument("--ground-truth", metavar="FILE",
+                        help="a simulated clip's clip.json: also report how many plays, seats, "
+                        "tricks and scores match")
+    parser.add_argument("--from-truth", action="store_true",
+                        help="SOURCE is a simulated clip.json: track its ground-truth detections")
+    noise = parser.add_argument_group("noise (for detection streams and --from-truth)")
+    noise.add_argument("--noise", action="store_true",
+                       help="degrade detections as issue 5 tests: 30%% frames dropped, 5%% misreads, "
+                       "ghost cards, hands covering cards")
+    for name, what in (("drop", "share of frames dropped"), ("misread", "share of reads wrong"),
+                       ("spurious", "chance per frame of a one-frame ghost card"),
+                       ("cover", "chance per frame that a hand starts covering cards")):
+        noise.add_argument(f"--{name}", type=float, metavar="P", help=what)
+    noise.add_argument("--seed", type=int, default=0, help="seed of the noise (default 0)")
+    table = parser.add_argument_group("table")
+    table.add_argument("--fps", type=float,
+                       help=f"frames per second of the source (default: the source's, else {DEFAULT_FPS:g})")
+    table.add_argument("--geometry", metavar="FILE",
+                       help="table geometry JSON (play area, seat sides); default: centred play area")
+    table.add_argument("--seat0", choices=("bottom", "right", "top", "left"),
+                       help="the image side seat 0 sits on (default bottom)")
+    table.add_argument("--clockwise", action="store_true",
+                       help="seats go clockwise seen from above (Brazil); default counter-clockwise")
+    table.add_argument("--rules", metavar="PRESET",
+                       help="rules preset name (default: tournament rules)")
+    table.add_argument("--model", help="card reader model folder or name (video sources)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from scorekeeper.rules import PRESETS, Rules
+    from scorekeeper.tracking import Tracker
+    from scorekeeper.tracking.evaluate import compare
+    from scorekeeper.tracking.session import track_stream
+
+    truth = _read_truth(Path(args.ground_truth)) if args.ground_truth else None
+    header_fps, geometry_json, frames = _open_source(args)
+    geometry = _geometry(args, geometry_json, frames)
+    rules = Rules()
+    if args.rules:
+        if args.rules not in PRESETS:
+            raise RecordError(f"unknown rules preset {args.rules!r}: use one of {', '.join(PRESETS)}")
+        rules = PRESETS[args.rules]
+    elif truth is not None:
+        rules = Rules.from_json(truth["record"].get("rules"))
+    fps = args.fps or header_fps or DEFAULT_FPS
+    tracker = Tracker(geometry, rules, fps=fps)
+    started = time.perf_counter()  # the edge may read a clock; the tracker never does
+    tracked = track_stream(frames.iterate(), tracker)
+    seconds = time.perf_counter() - started
+    comparison = compare(truth["record"], tracked.record) if truth is not None else None
+    if args.json:
+        out = tracked.to_json()
+        if comparison is not None:
+            out["ground_truth"] = comparison.to_json()
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    print(_account(tracked, comparison, fps=fps, seconds=seconds))
+    return 0
+
+
+class _Frames:
+    """The source's detections, with the first frame peeked for its size."""
+
+    def __init__(self, iterator: Iterator[Any]) -> None:
+        self._iterator = iterator
+        self._first = next(iterator, None)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        first = self._first
+        return (first.width, first.height) if first is not None else (0, 0)
+
+    def iterate(self) -> Iterator[Any]:
+        if self._first is not None:
+            yield self._first
+        yield from self._iterator
+
+
+def _open_source(args: argparse.Namespace) -> tuple[float | None, dict[str, Any] | None, _Frames]:
+    from scorekeeper.tracking.noise import Noise, degrade
+    from scorekeeper.tracking.stream import read_stream
+
+    path = Path(args.source)
+    geometry_json: dict[str, Any] | None = None
+    if args.from_truth:
+        fps, geometry_json, frames = _truth_detections(path)
+    elif path.suffix in STREAM_SUFFIXES:
+        header, frames = read_stream(path)
+        fps = header.fps
+        geometry_json = header.geometry.to_json() if header.geometry else None
+    else:
+        fps, frames = _video_detections(args)
+    noise = _noise(args, Noise)
+    if noise is not None:
+        frames = degrade(frames, noise, random.Random(args.seed))
+    return fps, geometry_json, _Frames(iter(frames))
+
+
+def _noise(args: argparse.Namespace, noise_type: Any) -> Any:
+    given = {name: getattr(args, name) for name in ("drop", "misread", "spurious", "cover")
+             if getattr(args, name) is not None}
+    for name, value in given.items():
+        if not 0.0 <= value <= 1.0:
+            raise SourceError(f"--{name} {value}: give a share between 0 and 1")
+    if not args.noise and not given:
+        return None
+    base = noise_type() if args.noise else noise_type.none()
+    from dataclasses import replace
+
+    return replace(base, **given)
+
+
+def _geometry(args: argparse.Namespace, from_source: dict[str, Any] | None, frames: _Frames) -> Any:
+    from scorekeeper.tracking import Side, TableGeometry
+
+    if args.geometry:
+        try:
+            data = json.loads(Path(args.geometry).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as error:
+            raise SourceError(f"cannot read geometry {args.geometry!r}: {error}") from None
+        geometry = TableGeometry.from_json(data)
+    elif from_source is not None:
+        geometry = TableGeometry.from_json(from_source)
+    else:
+        width, height = frames.size
+        if not (width and height):
+            raise SourceError(
+                f"{args.source!r} does not say the frame size: give --geometry FILE "
+                "with width and height"
+            )
+        geometry = TableGeometry.default(width, height)
+    if args.seat0 or args.clockwise:
+        from dataclasses import replace
+
+        geometry = replace(geometry, seat0=Side(args.seat0) if args.seat0 else geometry.seat0,
+                           clockwise=args.clockwise or geometry.clockwise)
+    return geometry
+
+
+def _read_truth(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise SourceError(f"no such ground truth file {str(path)!r}: give a simulated clip's clip.json") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise SourceError(f"cannot read ground truth {str(path)!r}: {error}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("record"), dict):
+        raise SourceError(f"{str(path)!r} is not a clip's ground truth: expected {{\"record\": ..., \"events\": [...]}}")
+    return data
+
+
+def _truth_detections(path: Path) -> tuple[float | None, dict[str, Any] | None, Iterator[Any]]:
+    """Perfect detections of a simulated clip, rebuilt from its ground truth."""
+    from scorekeeper.tracking.simulated import truth_detections
+
+    truth = _read_truth(path)
+    return truth_detections(truth, path)
+
+
+def _video_detections(args: argparse.Namespace) -> tuple[float | None, Iterator[Any]]:
+    import cv2
+
+    from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec
+
+    # OpenCV's own warnings about a missing camera would print around our one-line error.
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    capture = ResilientCapture(SourceSpec(args.source))
+    capture.open()  # a missing camera or file fails here, before any model loads
+    try:
+        from scorekeeper.vision.reader import CardReader
+    except ImportError as error:
+        capture.close()
+        raise SourceError(f"the card reader is not installed ({error}): track a detection stream instead") from None
+    reader = CardReader(args.model)
+    fps = capture.fps()
+
+    def frames() -> Iterator[Any]:
+        for frame in capture.frames():
+            yield reader.read(frame.image, frame.index)
+
+    return fps, frames()
+
+
+def _account(tracked: Any, comparison: Any, *, fps: float, seconds: float) -> str:
+    from scorekeeper.commands.replay import format_result
+    from scorekeeper.tracking.events import describe
+
+    lines = [describe(e) for e in tracked.events]
+    lines.append("")
+    lines.append(format_result(tracked.result()))
+    delays = tracked.play_delays()
+    speed = tracked.frames / seconds if seconds > 0 else float("inf")
+    lines.append(
+        f"Tracked {tracked.frames} frames at {speed:,.0f} frames/s; a play was announced "
+        f"{(sum(delays) / len(delays) / fps if delays else 0):.2f} s after the card settled (mean)"
+    )
+    if comparison is not None:
+        lines.append(f"Against the ground truth: {comparison.summary()}")
+    return "\n".join(lines)
