@@ -1,0 +1,325 @@
+"""The page and the JSON API through Flask's test client: every route, every refusal."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from scorekeeper.store import CardPlayed, DealStarted, Store
+from scorekeeper.web import create_app
+from scorekeeper.web.page import script_json
+from tests.test_store import legal_deal, revoke_deal
+
+PIN = "2468"
+AUTH = {"X-Scorekeeper-Pin": PIN}
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Flask:
+    return create_app(
+        {"TESTING": True, "DATABASE": str(tmp_path / "web.db"), "PIN": PIN, "HEARTBEAT": 0.05, "WATCH_INTERVAL": 0.02}
+    )
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def state(client: FlaskClient, table: str = "") -> dict[str, Any]:
+    response = client.get(f"{table}/api/state")
+    assert response.status_code == 200
+    data: dict[str, Any] = response.get_json()
+    return data
+
+
+def post(client: FlaskClient, path: str, body: Any = None, **kwargs: Any) -> Any:
+    return client.post(path, json=body if body is not None else {}, headers=kwargs.pop("headers", AUTH), **kwargs)
+
+
+def started(client: FlaskClient, plays: int = 0, seed: int = 5) -> list[str]:
+    turned, cards = legal_deal(seed)
+    assert post(client, "/api/deal", {"dealer": 0, "turned": turned}).status_code == 200
+    if plays:
+        assert post(client, "/api/plays", {"cards": cards[:plays]}).status_code == 200
+    return cards
+
+
+# -- the page ----------------------------------------------------------------------------------
+
+
+def test_the_page_shows_both_teams_and_the_score(client: FlaskClient) -> None:
+    page = client.get("/").get_data(as_text=True)
+    assert "Nós" in page and "Eles" in page and 'id="score-nos">0<' in page
+    assert 'lang="pt"' in page and "Vazas da mão" in page
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "Vazas of the deal"), ("fr", "Vazas de la donne"), ("xx", "Vazas da mão")])
+def test_the_page_speaks_three_languages(client: FlaskClient, lang: str, words: str) -> None:
+    assert words in client.get(f"/?lang={lang}").get_data(as_text=True)
+
+
+def test_the_page_needs_nothing_from_outside(client: FlaskClient) -> None:
+    page = client.get("/t/mesa-2").get_data(as_text=True)
+    assert not re.search(r"""(src|href)=["'](https?:)?//""", page), "every asset comes from this server"
+    for name in ("app.js", "app.css", "i18n.json"):
+        response = client.get(f"/static/{name}")
+        assert response.status_code == 200
+        assert not re.search(rb"(https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", response.data)
+        response.close()
+
+
+def test_the_page_embeds_the_state_safely(client: FlaskClient) -> None:
+    started(client, plays=3)
+    page = client.get("/").get_data(as_text=True)
+    embedded = page.split('<script id="initial-state" type="application/json">')[1].split("</script>")[0]
+    assert json.loads(embedded)["seq"] == 4
+    assert "</script>" not in script_json({"proof": "</script><script>alert(1)</script>"})
+
+
+def test_a_bad_table_name_is_not_found(client: FlaskClient) -> None:
+    assert client.get("/t/-nope").status_code == 404
+    response = client.get("/t/-nope/api/state")
+    assert response.status_code == 400 and "table id" in response.get_json()["error"]
+
+
+# -- reads -------------------------------------------------------------------------------------
+
+
+def test_state_has_the_score_and_the_current_deal(client: FlaskClient) -> None:
+    assert state(client)["score"] == {"nos": 0, "eles": 0} and state(client)["current"] is None
+    cards = started(client, plays=6)
+    current = state(client)["current"]
+    assert current["table"]["cards"] == cards[4:6] and current["number"] == 1
+
+
+def test_record_log_and_tables_read_back_what_was_written(client: FlaskClient) -> None:
+    cards = started(client, plays=2)
+    record = client.get("/api/record").get_json()
+    assert record["deals"][0]["plays"] == cards[:2]
+    log = client.get("/api/log").get_json()
+    assert [entry["kind"] for entry in log] == ["deal_started", "card_played", "card_played"]
+    assert client.get("/api/tables").get_json() == ["mesa"]
+
+
+# -- writes need the PIN -----------------------------------------------------------------------
+
+WRITES = [
+    ("/api/record", {"deals": []}),
+    ("/api/plays", {"card": "2S"}),
+    ("/api/deal", {"turned": "AH"}),
+    ("/api/correct", {"play": 1, "card": "3S"}),
+    ("/api/dealer", {"dealer": 2}),
+    ("/api/undo", {}),
+    ("/api/renuncia", {"decision": "confirm", "trick": 1, "seat": 1}),
+    ("/api/match", {}),
+    ("/api/rules", {"tie": "carry"}),
+]
+
+
+@pytest.mark.parametrize(("path", "body"), WRITES)
+@pytest.mark.parametrize("headers", [{}, {"X-Scorekeeper-Pin": "0000"}, {"X-Scorekeeper-Pin": ""}])
+def test_writes_without_the_right_pin_change_nothing(
+    client: FlaskClient, path: str, body: dict[str, Any], headers: dict[str, str]
+) -> None:
+    started(client, plays=1)
+    before = state(client)
+    response = client.post(path, json=body, headers=headers)
+    assert response.status_code == 401
+    assert "PIN" in response.get_json()["error"]
+    assert state(client) == before
+
+
+def test_no_pin_configured_means_no_writes(tmp_path: Path) -> None:
+    client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "x.db")}).test_client()
+    response = client.post("/api/deal", json={"turned": "AH"}, headers={"X-Scorekeeper-Pin": "None"})
+    assert response.status_code == 401 and "--pin" in response.get_json()["error"]
+
+
+# -- each write --------------------------------------------------------------------------------
+
+
+def test_a_deal_then_plays_one_or_many(client: FlaskClient) -> None:
+    turned, cards = legal_deal(6)
+    reply = post(client, "/api/deal", {"turned": turned})
+    assert reply.status_code == 200 and reply.get_json()["current"]["dealer"] == 0
+    post(client, "/api/plays", {"card": cards[0]})
+    reply = post(client, "/api/plays", {"cards": cards[1:40]})
+    assert reply.get_json()["current"]["complete"] is True
+    assert sum(reply.get_json()["current"]["points"].values()) == 120
+    second = post(client, "/api/deal", {"turned": "AH"}).get_json()
+    assert second["current"]["dealer"] == 1, "the deal passes to the next seat by default"
+
+
+def test_corrections_of_a_card_the_turned_card_and_the_dealer(client: FlaskClient) -> None:
+    cards = started(client, plays=3)
+    fixed = post(client, "/api/correct", {"play": 3, "card": cards[5]}).get_json()
+    assert fixed["current"]["table"]["cards"][-1] == cards[5]
+    assert post(client, "/api/correct", {"turned": "2C"}).get_json()["current"]["turned"] == "2C"
+    assert post(client, "/api/dealer", {"dealer": 3}).get_json()["current"]["dealer"] == 3
+
+
+def test_undo_and_a_stale_undo(client: FlaskClient) -> None:
+    started(client, plays=3)
+    seq = state(client)["seq"]
+    reply = post(client, "/api/undo", {"expect": seq})
+    assert reply.status_code == 200 and len(reply.get_json()["current"]["table"]["cards"]) == 2
+    stale = post(client, "/api/undo", {"expect": seq})
+    assert stale.status_code == 409 and "reload" in stale.get_json()["error"]
+
+
+def test_renuncia_alert_confirmed_and_dismissed(client: FlaskClient) -> None:
+    turned, plays, revoke, _ = revoke_deal()
+    post(client, "/api/record", {"deals": [{"dealer": 0, "trump": turned, "plays": plays}]})
+    shown = state(client)["revokes"]
+    assert len(shown) == 1 and shown[0]["status"] == "suspected" and shown[0]["proof"]
+    key = {"trick": revoke["trick"], "seat": revoke["seat"]}
+    assert post(client, "/api/renuncia", {"decision": "dismiss", **key}).get_json()["revokes"][0]["status"] == "dismissed"
+    assert post(client, "/api/renuncia", {"decision": "confirm", **key}).get_json()["revokes"][0]["status"] == "confirmed"
+
+
+def test_rules_and_a_new_match(client: FlaskClient) -> None:
+    assert post(client, "/api/rules", {"target": 7}).get_json()["rules"]["target"] == 7
+    started(client, plays=2)
+    fresh = post(client, "/api/match", {"rules": {"tie": "carry"}}).get_json()
+    assert fresh["match"] == 2 and fresh["current"] is None
+    assert fresh["rules"]["target"] == 7 and fresh["rules"]["tie"] == "carry"
+    assert fresh["history"][0]["deals"] == 1
+
+
+def test_a_whole_record_replaces_the_match(client: FlaskClient) -> None:
+    started(client, plays=2)
+    turned, cards = legal_deal(8)
+    record = {"rules": {"capote": "all_points"}, "deals": [{"dealer": 1, "trump": turned, "plays": cards}]}
+    reply = post(client, "/api/record", record)
+    assert reply.status_code == 200 and reply.get_json()["current"]["complete"]
+    assert client.get("/api/record").get_json()["deals"] == record["deals"]
+
+
+def test_each_table_keeps_its_own_match(client: FlaskClient) -> None:
+    assert post(client, "/t/mesa-2/api/deal", {"turned": "7S", "dealer": 2}).status_code == 200
+    assert state(client, "/t/mesa-2")["current"]["turned"] == "7S"
+    assert state(client)["current"] is None
+    assert "mesa-2" in client.get("/t/mesa-2").get_data(as_text=True)
+
+
+# -- bad input: a 4xx with one line, and the match untouched -----------------------------------
+
+FIRST_CARD = legal_deal(5)[1][0]  # what started() plays first
+
+BAD = [
+    ("/api/plays", "{not json", 400, "malformed JSON"),
+    ("/api/plays", "[1, 2]", 400, "JSON object"),
+    ("/api/plays", {"card": "9H"}, 400, "not in the Sueca deck"),
+    ("/api/plays", {"card": "10H"}, 400, "unknown card"),
+    ("/api/plays", {"cards": []}, 400, "empty"),
+    ("/api/plays", {"cards": "7H"}, 400, "wrong type"),
+    ("/api/plays", {"card": "PLAYED"}, 400, "unknown card"),
+    ("/api/correct", {"play": 9, "card": "2S"}, 400, "has 2 plays"),
+    ("/api/correct", {"play": 2, "card": FIRST_CARD}, 400, "already played"),
+    ("/api/correct", {"deal": 4, "play": 1, "card": "2S"}, 400, "deal 4 does not exist"),
+    ("/api/correct", {"play": "two", "card": "2S"}, 400, "wrong type"),
+    ("/api/dealer", {"dealer": 7}, 400, "not a seat"),
+    ("/api/deal", {"dealer": 1}, 400, "missing 'turned'"),
+    ("/api/deal", {"turned": "XX"}, 400, "unknown card"),
+    ("/api/renuncia", {"decision": "maybe", "trick": 1, "seat": 1}, 400, "confirm"),
+    ("/api/renuncia", {"decision": "confirm", "trick": 1, "seat": 1}, 400, "no renúncia"),
+    ("/api/rules", {"tie": "whatever"}, 400, "tie"),
+    ("/api/rules", {"colour": "red"}, 400, "unknown rule"),
+    ("/api/rules", {}, 400, "non-empty"),
+    ("/api/record", {"deals": [{"dealer": 0, "trump": "AH", "plays": ["2S", "2S"]}]}, 400, "2S"),
+    ("/api/record", {"deals": [], "extra": 1}, 400, "unknown key"),
+    ("/api/undo", {"expect": "latest"}, 400, "expect"),
+    ("/api/plays", {"card": "3S", "expect": 0}, 409, "is at event"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "status", "message"), BAD)
+def test_bad_input_gets_one_line_and_changes_nothing(
+    client: FlaskClient, path: str, body: Any, status: int, message: str
+) -> None:
+    started(client, plays=2)
+    before = state(client)
+    if isinstance(body, str):
+        response = client.post(path, data=body, headers={**AUTH, "Content-Type": "application/json"})
+    else:
+        response = post(client, path, body)
+    assert response.status_code == status
+    error = response.get_json()["error"]
+    assert message in error and "\n" not in error
+    assert state(client) == before
+
+
+def test_undo_with_nothing_to_undo(client: FlaskClient) -> None:
+    response = post(client, "/api/undo")
+    assert response.status_code == 400 and "nothing to undo" in response.get_json()["error"]
+
+
+def test_unknown_routes_and_methods_answer_json(client: FlaskClient) -> None:
+    missing = client.get("/api/nothing")
+    assert missing.status_code == 404 and missing.get_json()["error"]
+    wrong = client.delete("/api/state")
+    assert wrong.status_code == 405 and wrong.get_json()["error"]
+    assert client.get("/nothing").status_code == 404
+
+
+def test_a_huge_body_is_refused(client: FlaskClient) -> None:
+    response = client.post("/api/record", data="x" * (2 << 20), headers=AUTH)
+    assert response.status_code == 413 and response.get_json()["error"]
+
+
+# -- live updates ------------------------------------------------------------------------------
+
+
+def events_of(client: FlaskClient, table: str = "") -> Iterator[dict[str, Any]]:
+    """Parsed Server-Sent Events from /api/stream (state events as JSON, pings as {})."""
+    response = client.get(f"{table}/api/stream")
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    try:
+        for chunk in response.response:
+            text = chunk.decode() if isinstance(chunk, bytes) else chunk
+            fields = dict(line.split(": ", 1) for line in text.strip().splitlines())
+            if "event" in fields:
+                yield {"event": fields["event"], **json.loads(fields["data"])}
+    finally:
+        response.close()
+
+
+def test_the_stream_sends_the_state_then_each_change(client: FlaskClient) -> None:
+    started(client, plays=1)
+    stream = events_of(client)
+    first = next(stream)
+    assert first["event"] == "state" and first["seq"] == 2
+    post(client, "/api/plays", {"card": legal_deal(5)[1][1]})
+    second = next(stream)
+    assert second["event"] == "state" and second["seq"] == 3
+    assert next(stream) == {"event": "ping"}, "an idle stream pings so dead phones are noticed"
+    stream.close()
+
+
+def test_a_write_from_another_process_reaches_the_stream_within_a_second(app: Flask, client: FlaskClient) -> None:
+    stream = events_of(client, "/t/mesa-3")
+    assert next(stream)["seq"] == 0
+    tracker = Store.open(app.config["DATABASE"])  # not the app's store: only the file is shared
+    turned, cards = legal_deal(9)
+
+    def write() -> None:
+        time.sleep(0.1)
+        tracker.append("mesa-3", DealStarted(dealer=0, turned=turned), CardPlayed(cards[0]))
+
+    writer = threading.Thread(target=write)
+    began = time.monotonic()
+    writer.start()
+    update = next(event for event in stream if event["event"] == "state")
+    writer.join()
+    assert update["seq"] == 2 and time.monotonic() - began < 1.1
+    stream.close()
