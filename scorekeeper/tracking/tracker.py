@@ -64,10 +64,11 @@ class Thresholds:
     after it lands, until the hand has gone."""
 
     still_radius: float = 0.15
-    """How far (share of the image's shorter side) a card's box may move and still be "lying still".
-    The reader's box is one corner index or both, so a card lying still jumps by about half a card:
-    keep it above that. Raising it tolerates more jitter; lowering it better ignores a card still
-    sliding or waved over the table, at the cost of restarting the wait on jumpy boxes."""
+    """How far (share of the image's shorter side) a card's box may move from one sighting to the
+    next and still be the same stretch of lying still. The reader's box is one corner index or
+    both, so a card lying still jumps by about half a card: keep it above that. Raising it
+    tolerates more jitter and slow nudges; lowering it better ignores a card still sliding or
+    waved over the table, at the cost of restarting the wait on jumpy boxes."""
 
     clear_seconds: float = 0.8
     """How long the four cards of a full trick must all be unseen before the trick is gathered. Raising
@@ -96,10 +97,11 @@ class Thresholds:
     refuses more two-frame misreads; it loses more cards hidden quickly."""
 
     same_spot: float = 0.5
-    """Overlap (share of the smaller box) at which a card first read where another card already lay
-    is a rival read of that card: the one seen less since is the misread. Raising it treats fewer
-    reads as rivals (misreads get through); lowering it risks dismissing a real card dropped
-    almost exactly on another one until it has been seen more than the covered one."""
+    """Box overlap (intersection over union) at which two cards are read at one spot, at about the
+    same time: the one seen less since the other appeared is a misread of it. Raising it lets more
+    misreads through; lowering it risks dismissing a real card dropped almost exactly on another
+    one. (A box merely inside another is no sign: a card's two-corner box spans the whole card, and
+    the next card lands on it.)"""
 
     suspect_confidence: float = 0.6
     """A proven renúncia resting on a read below this confidence is flagged as suspected. Raising it
@@ -111,18 +113,37 @@ class Phase(str, Enum):
     PLAYING = "playing"
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Run:
     """A stretch of sightings of one card lying still, either in the play area or by a side."""
 
-    start_frame: int
     start_update: int
-    anchor: Point
-    box: Box
-    confidence_sum: float = 0.0
-    last_frame: int = 0
+    """The tracker's update count at the first sighting: frames given since, dropped ones not."""
     frames: list[int] = field(default_factory=list)
-    """Frames the card was seen in during this run, in order."""
+    boxes: list[Box] = field(default_factory=list)
+    confidence_sum: float = 0.0
+
+    def add(self, detection: CardDetection, frame: int) -> None:
+        self.frames.append(frame)
+        self.boxes.append(detection.box)
+        self.confidence_sum += detection.confidence
+
+    @property
+    def start_frame(self) -> int:
+        return self.frames[0]
+
+    @property
+    def last_frame(self) -> int:
+        return self.frames[-1]
+
+    @property
+    def box(self) -> Box:
+        return self.boxes[-1]
+
+    @property
+    def at(self) -> Point:
+        x1, y1, x2, y2 = self.boxes[-1]
+        return ((x1 + x2) / 2, (y1 + y2) / 2)
 
     @property
     def seen(self) -> int:
@@ -130,6 +151,13 @@ class _Run:
 
     def seen_since(self, frame: int) -> int:
         return len(self.frames) - bisect.bisect_left(self.frames, frame)
+
+    def box_near(self, frame: int) -> Box:
+        """The box of the sighting closest in time to ``frame``."""
+        i = bisect.bisect_left(self.frames, frame)
+        if i == len(self.frames) or (i > 0 and frame - self.frames[i - 1] <= self.frames[i] - frame):
+            i -= 1
+        return self.boxes[max(i, 0)]
 
     @property
     def confidence(self) -> float:
@@ -146,8 +174,9 @@ class _Track:
     last_outside: tuple[int, Side] | None = None
     refused_run: int | None = None
     """Start frame of the in-area run whose play the rules refused (flagged once, not retried)."""
-    played_run: int | None = None
-    """Start frame of the in-area run that was played: a later, new run is a fresh sighting."""
+    gathered_at: int | None = None
+    """Frame at which the trick holding this card was gathered: seeing it lie there afresh after
+    that is a misread."""
 
 
 @dataclass(slots=True)
@@ -164,6 +193,8 @@ class _DealState:
     trick: list[_Played] = field(default_factory=list)
     confidence: dict[Card, float] = field(default_factory=dict)
     revokes_seen: int = 0
+    cleared_at: int = -1
+    """Last frame the previous trick's cards were seen: the next lead lands after it."""
 
 
 class Tracker:
@@ -268,7 +299,7 @@ class Tracker:
         if self.geometry.in_play_area(center):
             if self._continues(track.inside, center, frame):
                 assert track.inside is not None
-                self._extend(track.inside, detection, frame)
+                track.inside.add(detection, frame)
             else:
                 track.inside = self._new_run(detection, frame)
                 track.approach = self._approach_side(track, center, frame)
@@ -277,7 +308,7 @@ class Tracker:
             track.last_outside = (frame, side)
             if self._continues(track.outside, center, frame):
                 assert track.outside is not None
-                self._extend(track.outside, detection, frame)
+                track.outside.add(detection, frame)
             else:
                 track.outside = self._new_run(detection, frame)
 
@@ -285,19 +316,13 @@ class Tracker:
         return (
             run is not None
             and frame - run.last_frame <= self._forget
-            and math.dist(center, run.anchor) <= self._still
+            and math.dist(center, run.at) <= self._still
         )
 
     def _new_run(self, detection: CardDetection, frame: int) -> _Run:
-        return _Run(frame, self._updates, detection.center, detection.box,
-                    confidence_sum=detection.confidence, last_frame=frame, frames=[frame])
-
-    @staticmethod
-    def _extend(run: _Run, detection: CardDetection, frame: int) -> None:
-        run.confidence_sum += detection.confidence
-        run.last_frame = frame
-        run.box = detection.box
-        run.frames.append(frame)
+        run = _Run(self._updates)
+        run.add(detection, frame)
+        return run
 
     def _approach_side(self, track: _Track, center: Point, frame: int) -> Side | None:
         if track.last_outside is not None and frame - track.last_outside[0] <= self._approach:
@@ -318,16 +343,24 @@ class Tracker:
         )
 
     def _rival(self, track: _Track) -> _Track | None:
-        """A card that lay at this spot first and has been seen more since: this is its misread."""
+        """A card read at this spot and seen more since this one appeared: this is its misread.
+
+        Same spot means the same box: a misread names the card under the reader's box wrongly.
+        """
         run = track.inside
         assert run is not None
+        # Count the other card's sightings from a little before this one appeared: a card whose
+        # misread comes while it is hidden or dropped has been seen there just before.
+        since = run.start_frame - self._settle
         for other in self._tracks.values():
             o = other.inside
-            if (other is track or o is None or o.start_frame >= run.start_frame
-                    or o.last_frame < run.start_frame):
+            if (other is track or o is None or o.last_frame < since
+                    or o.seen_since(since) <= run.seen):
                 continue
-            if (o.seen_since(run.start_frame) > run.seen
-                    and _overlap(o.box, run.box) >= self.thresholds.same_spot):
+            # Compare boxes read at about the same time: a card's box moves when a hand uncovers
+            # its other corner.
+            spots = ((o.box_near(run.start_frame), run.boxes[0]), (o.box_near(run.last_frame), run.box))
+            if any(_iou(a, b) >= self.thresholds.same_spot for a, b in spots):
                 return other
         return None
 
@@ -347,7 +380,7 @@ class Tracker:
             return events
         best = max(candidates, key=lambda t: (t.outside.seen if t.outside else 0))
         assert best.outside is not None
-        side = self.geometry.side_of(best.outside.anchor)
+        side = self.geometry.side_of(best.outside.at)
         dealer = self.geometry.seat_at(side)
         others = sorted(str(t.card) for t in candidates if t is not best)
         self._deal_number += 1
@@ -376,11 +409,17 @@ class Tracker:
                        key=_landed)
         events = self._flag_replays(state, frame)
         if len(state.trick) == CARDS_PER_TRICK:
-            unseen = frame - max(_last_seen(p.track, frame) for p in state.trick)
+            # No card lands on a full trick: a read that began while the trick still lay there is
+            # a misread or a card of the trick, never the next lead.
+            last_seen = max(_last_seen(p.track, frame) for p in state.trick)
+            ready = [t for t in ready if _landed(t) > last_seen]
+            unseen = frame - last_seen
             if unseen >= self._clear or (ready and unseen >= self._settle):
                 events += self._gather(state, frame)
             if self._state is not state or len(state.trick) == CARDS_PER_TRICK:
                 return events
+        pending = [t for t in pending if _landed(t) > state.cleared_at]
+        ready = [t for t in ready if _landed(t) > state.cleared_at]
         for track in ready:
             # Cards landed before this one but not yet steady: wait for one still in view, take
             # one the new card has covered as a weak play, so neither is lost nor played late.
@@ -430,7 +469,6 @@ class Tracker:
         state.deal = deal.play(card)
         state.trick.append(_Played(track, seat, run.confidence))
         state.confidence[card] = run.confidence
-        track.played_run = run.start_frame
         side_seat = self.geometry.seat_at(track.approach) if track.approach is not None else None
         events: list[Event] = [CardPlayed(
             frame=run.start_frame, deal=state.number, trick=trick_number, seat=seat, card=card,
@@ -480,7 +518,10 @@ class Tracker:
             frame=last_seen + 1, deal=state.number, trick=len(deal.tricks), winner=winner,
             cards=trick.cards, points=trick.points,
         )]
+        for played in state.trick:
+            played.track.gathered_at = frame
         state.trick = []
+        state.cleared_at = last_seen
         if deal.is_complete:
             events.append(DealEnded(frame=last_seen + 1, deal=state.number,
                                     points=dict(deal.points)))
@@ -496,7 +537,8 @@ class Tracker:
         for card in state.deal.played - in_trick:
             track = self._tracks.get(card)
             if (track is not None and track.inside is not None
-                    and track.inside.start_frame != track.played_run
+                    and track.gathered_at is not None
+                    and track.inside.start_frame > track.gathered_at
                     and self._steady(track.inside, frame, self._settle)):
                 events += self._flag_once(
                     frame, "already_played", card, None,
@@ -524,9 +566,9 @@ def _last_seen(track: _Track, default: int) -> int:
     return track.inside.last_frame if track.inside is not None else default
 
 
-def _overlap(a: Box, b: Box) -> float:
-    """Intersection over the smaller box: 1 when one box (a single corner index) lies in the other."""
+def _iou(a: Box, b: Box) -> float:
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return ix * iy / smaller if smaller > 0 else 0.0
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
