@@ -55,6 +55,8 @@ def qr_text(url: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import logging
+
     from werkzeug.serving import make_server
 
     from scorekeeper.store import DEFAULT_TABLE, check_table_id, default_db_path
@@ -70,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"scorekeeper serve: cannot listen on {args.host}:{args.port}: {error.strerror}", file=sys.stderr)
         return 2
     server.daemon_threads = True
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # not a line per poll of every phone
     host = lan_address() if args.host in ("0.0.0.0", "::") else args.host
     url = f"http://{host}:{server.server_port}/"
     print(f"Score page: {url}  (open it on a phone on the same network)")

@@ -51,4 +51,5 @@ def show(table: str | None) -> Any:
         lang=lang,
         api=f"{base}/api",
         table=tid,
+        default_table=table is None,
     )

@@ -164,7 +164,7 @@
     $("target").textContent = `${W.match} ${state.match} · ${W.to} ${state.rules.target} ${W.riscos}`;
     const win = $("winner");
     win.hidden = !state.winner;
-    win.innerHTML = state.winner ? `🏆 ${esc(W.winner)} <b>${esc(W[state.winner])}</b>` : "";
+    win.innerHTML = state.winner ? `${esc(W.winner)} <b>${esc(W[state.winner])}</b> · ${state.score.nos}–${state.score.eles}` : "";
     renderAlert();
     renderDeal();
     renderMesa();

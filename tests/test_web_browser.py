@@ -1,0 +1,119 @@
+"""A real browser (Debian's headless chromium, driven by Playwright) on the live page.
+
+Skipped only when chromium or Playwright is missing; .ci/run installs both. Set
+``SCOREKEEPER_SCREENSHOT=docs/phone.png`` to save the phone-size screenshot the README shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scorekeeper.store import CardPlayed, DealStarted, RulesChanged, Store
+from scorekeeper.web import create_app
+from tests.test_store import legal_deal, revoke_deal
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+playwright_sync = pytest.importorskip("playwright.sync_api", reason="pip install playwright")
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed"),
+]
+FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+PIN = "1357"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Store]]:
+    from werkzeug.serving import make_server
+
+    app = create_app({"DATABASE": str(tmp_path / "live.db"), "PIN": PIN, "HEARTBEAT": 0.5})
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_port}", Store.open(app.config["DATABASE"])
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture
+def page(server: tuple[str, Store]) -> Iterator[Any]:
+    with playwright_sync.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+        yield context.new_page()
+        context.close()
+        browser.close()
+
+
+def write(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        base + path, data=json.dumps(body).encode(), method="POST",
+        headers={"Content-Type": "application/json", "X-Scorekeeper-Pin": PIN},
+    )
+    with urllib.request.urlopen(request, timeout=5) as response:
+        data: dict[str, Any] = json.loads(response.read())
+        return data
+
+
+def test_the_page_shows_the_score_and_follows_a_write_live(server: tuple[str, Store], page: Any) -> None:
+    base, store = server
+    turned, plays = legal_deal(21)
+    store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays))
+    score = store.state("mesa")["score"]
+    page.goto(base + "/")
+    page.wait_for_selector("#conn.live", timeout=5000)
+    assert page.inner_text("#score-nos") == str(score["nos"])
+    assert page.inner_text("#score-eles") == str(score["eles"])
+    assert page.locator("#tally-nos path").count() == score["nos"]
+
+    turned2, plays2, revoke, _ = revoke_deal(seed=3, dealer=1)
+    began = time.monotonic()
+    write(base, "/api/record", {"deals": [
+        {"dealer": 0, "trump": turned, "plays": plays},
+        {"dealer": 1, "trump": turned2, "plays": plays2[: 4 * revoke["proven_in_trick"] + 2]},
+    ]})
+    page.wait_for_selector("#alert:not([hidden]) .revoke", timeout=3000)
+    delay = time.monotonic() - began
+    expected = store.state("mesa")
+    assert page.inner_text("#score-nos") == str(expected["score"]["nos"])
+    assert page.inner_text("#score-eles") == str(expected["score"]["eles"])
+    alert = page.inner_text("#alert")
+    assert "Renúncia" in alert and f"Vaza {revoke['trick']}" in alert and f"Jogador {revoke['seat'] + 1}" in alert
+    assert delay < 1.0, f"the update took {delay:.2f} s to reach the page"
+
+    page.click("text=EN")
+    page.wait_for_selector("text=Vazas of the deal")
+    assert page.inner_text("#score-nos") == str(expected["score"]["nos"])
+
+
+def test_phone_screenshot(server: tuple[str, Store], page: Any) -> None:
+    """A mid-match table: one deal scored, a vaza on the table, a suspected renúncia."""
+    base, store = server
+    store.append("mesa", RulesChanged(rules={"target": 7}))
+    for dealer, seed in ((0, 22), (1, 23)):
+        turned, plays = legal_deal(seed, dealer=dealer)
+        store.append("mesa", DealStarted(dealer=dealer, turned=turned), *(CardPlayed(card) for card in plays))
+    turned, plays, revoke, _ = revoke_deal(seed=4, dealer=2)
+    store.append("mesa", DealStarted(dealer=2, turned=turned))
+    store.append("mesa", *(CardPlayed(card) for card in plays[: 4 * revoke["proven_in_trick"] + 2]))
+    page.goto(base + "/")
+    page.wait_for_selector("#conn.live", timeout=5000)
+    assert page.locator("#mesa .slot .c").count() == 2
+    target = os.environ.get("SCOREKEEPER_SCREENSHOT")
+    if target:
+        page.screenshot(path=target, full_page=True)
