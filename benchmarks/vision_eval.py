@@ -1,0 +1,82 @@
+"""Print every figure of the card reader's model card (models/README.md).
+
+    python benchmarks/vision_eval.py [--model sueca-reader] [--synthetic DIR] [--realcards DIR]
+                                     [--real-sizes 256,320] [--no-latency] [--json OUT]
+
+* synthetic validation (a ``scorekeeper dataset build`` set, its ``val`` split): stage-1 index AP50,
+  recall and precision; stage-2 top-1 on crops of the labelled indices; end-to-end card P/R;
+* ``realcards-dev`` (real photos, never trained on): the same three, per detector size;
+* latency: median of 50 reads of one 1280x720 frame, both stages (do not run while training).
+
+Runs with the light run-time install (onnxruntime + OpenCV), no torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scorekeeper.vision.evaluate import measure_all
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default=None, help="model folder or name (default: sueca-reader)")
+    parser.add_argument("--synthetic", type=Path, default=None, help="synthetic set with images/val")
+    parser.add_argument("--realcards", type=Path, default=ROOT.parent / "shared" / "realcards-dev")
+    parser.add_argument("--real-sizes", default="", help="extra detector sizes for the real photos")
+    parser.add_argument("--no-latency", action="store_true")
+    parser.add_argument("--limit", type=int, default=None, help="images per set (quick look)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    args = parser.parse_args(argv)
+    sizes = tuple(int(s) for s in args.real_sizes.split(",") if s.strip())
+    figures = measure_all(
+        args.model,
+        synthetic=args.synthetic,
+        realcards=args.realcards if args.realcards.is_dir() else None,
+        real_sizes=sizes,
+        latency=not args.no_latency,
+        limit=args.limit,
+        log=lambda _line: None,
+    )
+    print_figures(figures)
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def print_figures(figures: dict) -> None:
+    print(f"model: {figures.get('model')}")
+    synthetic = figures.get("synthetic_val")
+    if synthetic:
+        _print_block(f"synthetic val (detector size {synthetic['detector_size']})", synthetic)
+    for size, block in (figures.get("realcards_dev") or {}).items():
+        _print_block(f"realcards-dev (detector size {size})", block)
+    latency = figures.get("latency")
+    if latency:
+        print(f"latency per {latency['frame']} frame, both stages: median {latency['median_ms']} ms, "
+              f"p90 {latency['p90_ms']} ms over {latency['runs']} runs ({latency['cards_in_frame']} cards read)")
+
+
+def _print_block(title: str, block: dict) -> None:
+    s1, s2, cards = block["stage1"], block["stage2"], block["cards"]
+    print(f"{title}:")
+    print(f"  stage 1 index detector: AP50 {s1['index_ap50']}, recall {s1['index_recall']}, "
+          f"precision {s1['index_precision']} at conf {s1['conf']} ({s1['indices']} indices, {s1['images']} images)")
+    line = (f"  stage 2 classifier on labelled crops: top-1 {s2.get('top1')}, top-3 {s2.get('top3')}, "
+            f"rank-only {s2.get('rank_only')}, suit-only {s2.get('suit_only')} ({s2['crops']} crops)")
+    if s2.get("non_sueca_crops"):
+        line += f"; 8/9/10/joker called not_a_card {s2.get('non_sueca_rejected')} ({s2['non_sueca_crops']} crops)"
+    print(line)
+    print(f"  end to end, per-image cards: precision {cards['card_precision']}, recall {cards['card_recall']}, "
+          f"exact sets {cards['exact_images']} (tp {cards['tp']}, fp {cards['fp']}, fn {cards['fn']}; "
+          f"{cards['images']} images)")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,385 @@
+"""Stage 2: a small CNN that names a corner-index crop (40 cards + ``not_a_card``).
+
+Data comes from two places, both written by ``scorekeeper dataset build``:
+
+* the detection set (``images/``, ``labels/`` with the 40 card classes): every labelled index box
+  is cut out with extra context once (:func:`extract_context_crops`), and each training step cuts
+  the classifier's square from it with a jittered box (:func:`jittered_crop`), through the same
+  :func:`scorekeeper.vision.crops.crop_square` the reader uses at run time;
+* the crop set (``train/<class>/``, ``val/<class>/``), mostly for its ``not_a_card`` examples
+  (8, 9, 10, jokers, backs, pips, table), resized to the classifier's square.
+
+Checkpoints (``last.pt``, ``best.pt``) are written every epoch, so a run can be resumed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scorekeeper.rules.cards import DECK, Card
+from scorekeeper.vision.crops import crop_square
+from scorekeeper.vision.reader import CLASSIFIER_CLASSES, NOT_A_CARD
+
+CONTEXT_MARGIN = 0.7
+CONTEXT_SIZE = 96
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+def build_network(num_classes: int = len(CLASSIFIER_CLASSES), width: int = 32) -> Any:
+    """A 7-conv CNN (~0.6 M parameters) for 48 x 48 crops; takes RGB in [0, 1]."""
+    from torch import nn
+
+    def block(cin: int, cout: int) -> list[Any]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    w = width
+    layers = [
+        *block(3, w), *block(w, w), nn.MaxPool2d(2),
+        *block(w, 2 * w), *block(2 * w, 2 * w), nn.MaxPool2d(2),
+        *block(2 * w, 4 * w), *block(4 * w, 4 * w), nn.MaxPool2d(2),
+        *block(4 * w, 6 * w),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(6 * w, num_classes),
+    ]
+    return nn.Sequential(*layers)
+
+
+# -- data ------------------------------------------------------------------------------------------
+
+
+def _class_of_folder(name: str) -> int | None:
+    if name.lower() in {NOT_A_CARD, "not-a-card", "notacard", "other", "background"}:
+        return len(DECK)
+    try:
+        return Card.parse(name).index
+    except ValueError:
+        pass
+    if name.isdigit() and 0 <= int(name) <= len(DECK):
+        return int(name)
+    return None
+
+
+def extract_context_crops(
+    dataset: Path, split: str, *, limit: int | None = None, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Context crops (N x 96 x 96 x 3 BGR) around every labelled index of a YOLO detection set."""
+    import cv2
+
+    images = sorted(p for p in (dataset / "images" / split).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    rng = np.random.default_rng(seed)
+    if limit is not None and len(images) > limit:
+        images = [images[i] for i in sorted(rng.choice(len(images), limit, replace=False))]
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    for image_path in images:
+        label_path = dataset / "labels" / split / (image_path.stem + ".txt")
+        if not label_path.is_file():
+            continue
+        rows = [line.split() for line in label_path.read_text().splitlines() if line.strip()]
+        if not rows:
+            continue
+        frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+        if frame is None:
+            continue
+        height, width = frame.shape[:2]
+        for row in rows:
+            cls = int(float(row[0]))
+            if not 0 <= cls < len(DECK):
+                continue
+            cx, cy, bw, bh = (float(v) for v in row[1:5])
+            box = ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
+            crops.append(crop_square(frame, box, margin=CONTEXT_MARGIN, size=CONTEXT_SIZE))
+            labels.append(cls)
+    if not crops:
+        return np.zeros((0, CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8), np.zeros((0,), np.int64)
+    return np.stack(crops), np.asarray(labels, np.int64)
+
+
+def load_crop_folders(root: Path, split: str, *, size: int, only: Iterable[int] | None = None,
+                      limit_per_class: int | None = None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Crops from ``root/split/<class>/*.png`` resized to ``size`` (BGR), with class ids."""
+    import cv2
+
+    wanted = set(only) if only is not None else None
+    rng = np.random.default_rng(seed)
+    crops: list[np.ndarray] = []
+    labels: list[int] = []
+    folder = root / split
+    if not folder.is_dir():
+        return np.zeros((0, size, size, 3), np.uint8), np.zeros((0,), np.int64)
+    for class_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
+        cls = _class_of_folder(class_dir.name)
+        if cls is None or (wanted is not None and cls not in wanted):
+            continue
+        files = sorted(p for p in class_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        if limit_per_class is not None and len(files) > limit_per_class:
+            files = [files[i] for i in sorted(rng.choice(len(files), limit_per_class, replace=False))]
+        for path in files:
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is None:
+                continue
+            crops.append(_square_resize(image, size))
+            labels.append(cls)
+    if not crops:
+        return np.zeros((0, size, size, 3), np.uint8), np.zeros((0,), np.int64)
+    return np.stack(crops), np.asarray(labels, np.int64)
+
+
+def _square_resize(image: np.ndarray, size: int) -> np.ndarray:
+    """A folder crop is already framed around its index: pad it to a square, keep the framing."""
+    h, w = image.shape[:2]
+    side = float(max(w, h))
+    x1, y1 = (w - side) / 2.0, (h - side) / 2.0
+    return crop_square(image, (x1, y1, x1 + side, y1 + side), margin=0.0, size=size)
+
+
+def jittered_crop(context: np.ndarray, rng: np.random.Generator, *, margin: float, size: int,
+                  shift: float = 0.12, zoom: tuple[float, float] = (0.85, 1.25)) -> np.ndarray:
+    """The classifier's square cut from a context crop, with the index box shifted and rescaled."""
+    side = CONTEXT_SIZE / (1.0 + 2.0 * CONTEXT_MARGIN)
+    centre = CONTEXT_SIZE / 2.0
+    cx = centre + rng.uniform(-shift, shift) * side
+    cy = centre + rng.uniform(-shift, shift) * side
+    s = side * rng.uniform(*zoom)
+    return crop_square(context, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2), margin=margin, size=size)
+
+
+def centre_crop(context: np.ndarray, *, margin: float, size: int) -> np.ndarray:
+    side = CONTEXT_SIZE / (1.0 + 2.0 * CONTEXT_MARGIN)
+    c = CONTEXT_SIZE / 2.0
+    return crop_square(context, (c - side / 2, c - side / 2, c + side / 2, c + side / 2), margin=margin, size=size)
+
+
+def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, white balance, low resolution, blur, noise: what a café webcam does to an index."""
+    import cv2
+
+    out = crop.astype(np.float32)
+    size = crop.shape[0]
+    if rng.random() < 0.4:  # seen from further away: down to ~10-30 px and back
+        small = int(rng.uniform(10, 32))
+        out = cv2.resize(cv2.resize(out, (small, small), interpolation=cv2.INTER_AREA), (size, size),
+                         interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.25:
+        k = rng.choice([3, 5])
+        out = cv2.GaussianBlur(out, (int(k), int(k)), 0)
+    gain = rng.uniform(0.6, 1.3) * rng.uniform(0.88, 1.12, size=3)
+    out = out * gain[None, None, :] + rng.uniform(-30, 30)
+    if rng.random() < 0.5:
+        contrast = rng.uniform(0.6, 1.2)
+        out = (out - out.mean()) * contrast + out.mean()
+    if rng.random() < 0.4:
+        out = out + rng.normal(0, rng.uniform(2, 10), out.shape)
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def rotate_small(crop: np.ndarray, rng: np.random.Generator, degrees: float = 12.0) -> np.ndarray:
+    import cv2
+
+    size = crop.shape[0]
+    matrix = cv2.getRotationMatrix2D((size / 2, size / 2), rng.uniform(-degrees, degrees), 1.0)
+    return cv2.warpAffine(crop, matrix, (size, size), borderMode=cv2.BORDER_REPLICATE)
+
+
+@dataclass
+class CropData:
+    """Everything the classifier trains and validates on, held in memory."""
+
+    context: np.ndarray  # N x 96 x 96 x 3: jittered at every step
+    context_labels: np.ndarray
+    fixed: np.ndarray  # M x size x size x 3: used as they are (plus photometric changes)
+    fixed_labels: np.ndarray
+    val: np.ndarray  # V x size x size x 3
+    val_labels: np.ndarray
+
+    def summary(self) -> dict[str, int]:
+        return {
+            "train_context_crops": len(self.context),
+            "train_folder_crops": len(self.fixed),
+            "train_not_a_card": int((self.context_labels == len(DECK)).sum() + (self.fixed_labels == len(DECK)).sum()),
+            "val_crops": len(self.val),
+        }
+
+
+def load_crop_data(*, detection_sets: list[Path], crop_sets: list[Path], size: int, margin: float,
+                   seed: int = 0, max_images: int | None = None) -> CropData:
+    contexts, context_labels, fixed, fixed_labels, val, val_labels = [], [], [], [], [], []
+    for dataset in detection_sets:
+        c, y = extract_context_crops(dataset, "train", limit=max_images, seed=seed)
+        contexts.append(c)
+        context_labels.append(y)
+        vc, vy = extract_context_crops(dataset, "val", seed=seed)
+        val.append(np.stack([centre_crop(x, margin=margin, size=size) for x in vc]) if len(vc) else
+                   np.zeros((0, size, size, 3), np.uint8))
+        val_labels.append(vy)
+    for root in crop_sets:
+        f, y = load_crop_folders(root, "train", size=size, seed=seed)
+        fixed.append(f)
+        fixed_labels.append(y)
+        vf, vy = load_crop_folders(root, "val", size=size, seed=seed)
+        val.append(vf)
+        val_labels.append(vy)
+
+    def cat(parts: list[np.ndarray], shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        parts = [p for p in parts if len(p)]
+        return np.concatenate(parts) if parts else np.zeros((0, *shape), dtype)
+
+    return CropData(
+        context=cat(contexts, (CONTEXT_SIZE, CONTEXT_SIZE, 3), np.uint8),
+        context_labels=cat(context_labels, (), np.int64),
+        fixed=cat(fixed, (size, size, 3), np.uint8),
+        fixed_labels=cat(fixed_labels, (), np.int64),
+        val=cat(val, (size, size, 3), np.uint8),
+        val_labels=cat(val_labels, (), np.int64),
+    )
+
+
+def _to_tensor(batch_bgr: np.ndarray) -> Any:
+    import torch
+
+    rgb = np.ascontiguousarray(batch_bgr[:, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    return torch.from_numpy(rgb)
+
+
+# -- training --------------------------------------------------------------------------------------
+
+
+@dataclass
+class ClassifierRecipe:
+    epochs: int = 12
+    batch: int = 128
+    lr: float = 2e-3
+    weight_decay: float = 5e-4
+    label_smoothing: float = 0.05
+    size: int = 48
+    margin: float = 0.2
+    width: int = 32
+    seed: int = 0
+    threads: int = 2
+    device: str = "cpu"
+    steps_per_epoch: int | None = None
+    """Default: one pass over the training crops."""
+
+
+def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
+                     init: Path | None = None, resume: bool = False, log=print) -> Path:
+    """Train (or resume) the classifier; returns the path of ``best.pt``. Writes ``log.jsonl``."""
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(recipe.threads)
+    torch.manual_seed(recipe.seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    device = torch.device(recipe.device if recipe.device != "cpu" and torch.cuda.is_available() else "cpu")
+    model = build_network(width=recipe.width).to(device)
+    n_train = len(data.context) + len(data.fixed)
+    if n_train == 0:
+        raise ValueError("no classifier training crops: build the data set first")
+    steps = recipe.steps_per_epoch or max(1, n_train // recipe.batch)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=recipe.weight_decay)
+    total = steps * recipe.epochs
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=recipe.lr, total_steps=total,
+                                                    pct_start=0.1)
+    start_epoch, best_acc = 0, -1.0
+    last = out_dir / "last.pt"
+    if resume and last.is_file():
+        state = torch.load(last, map_location=device, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        start_epoch, best_acc = int(state["epoch"]) + 1, float(state.get("best_acc", -1.0))
+        log(f"classifier: resuming {last} at epoch {start_epoch}")
+    elif init is not None:
+        state = torch.load(init, map_location=device, weights_only=False)
+        model.load_state_dict(state.get("model", state))
+        log(f"classifier: starting from {init}")
+
+    # Class balance: sample so that every class, not_a_card included, is seen about equally.
+    labels = np.concatenate([data.context_labels, data.fixed_labels])
+    counts = np.bincount(labels, minlength=len(CLASSIFIER_CLASSES)).astype(np.float64)
+    weights = 1.0 / np.maximum(counts[labels], 1.0)
+    weights /= weights.sum()
+    criterion = nn.CrossEntropyLoss(label_smoothing=recipe.label_smoothing)
+    rng = np.random.default_rng(recipe.seed + start_epoch)
+    n_context = len(data.context)
+
+    for epoch in range(start_epoch, recipe.epochs):
+        model.train()
+        began, seen, correct, loss_sum = time.time(), 0, 0, 0.0
+        for _ in range(steps):
+            picks = rng.choice(n_train, recipe.batch, p=weights)
+            batch = np.empty((recipe.batch, recipe.size, recipe.size, 3), np.uint8)
+            for j, i in enumerate(picks):
+                if i < n_context:
+                    crop = jittered_crop(data.context[i], rng, margin=recipe.margin, size=recipe.size)
+                else:
+                    crop = data.fixed[i - n_context]
+                if rng.random() < 0.5:
+                    crop = rotate_small(crop, rng)
+                batch[j] = photometric(crop, rng)
+            x = _to_tensor(batch).to(device)
+            y = torch.from_numpy(labels[picks]).to(device)
+            optimizer.zero_grad(set_to_none=True)
+            out = model(x)
+            loss = criterion(out, y)
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            seen += len(picks)
+            correct += int((out.argmax(1) == y).sum())
+            loss_sum += float(loss.detach()) * len(picks)
+        acc = evaluate_classifier(model, data.val, data.val_labels, device=device)
+        record = {"epoch": epoch, "train_loss": loss_sum / seen, "train_top1": correct / seen,
+                  "val_top1": acc, "seconds": round(time.time() - began, 1)}
+        with (out_dir / "log.jsonl").open("a") as handle:
+            handle.write(json.dumps(record) + "\n")
+        log(f"classifier epoch {epoch + 1}/{recipe.epochs}: loss {record['train_loss']:.3f} "
+            f"train {record['train_top1']:.3f} val {acc:.3f} ({record['seconds']} s)")
+        state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                 "scheduler": scheduler.state_dict(), "epoch": epoch, "best_acc": max(best_acc, acc),
+                 "recipe": recipe.__dict__, "classes": list(CLASSIFIER_CLASSES)}
+        torch.save(state, last)
+        if acc >= best_acc:
+            best_acc = acc
+            torch.save({"model": model.state_dict(), "epoch": epoch, "val_top1": acc,
+                        "recipe": recipe.__dict__, "classes": list(CLASSIFIER_CLASSES)}, out_dir / "best.pt")
+    return out_dir / "best.pt"
+
+
+def evaluate_classifier(model: Any, crops: np.ndarray, labels: np.ndarray, *, device: Any = "cpu",
+                        batch: int = 512) -> float:
+    import torch
+
+    if len(crops) == 0:
+        return math.nan
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for start in range(0, len(crops), batch):
+            out = model(_to_tensor(crops[start:start + batch]).to(device))
+            correct += int((out.argmax(1).cpu().numpy() == labels[start:start + batch]).sum())
+    return correct / len(crops)
+
+
+def export_classifier(checkpoint: Path, onnx_path: Path, *, size: int = 48, width: int = 32) -> Path:
+    """Write the classifier as ONNX: input ``crops`` (N x 3 x size x size, RGB in [0, 1]), output logits."""
+    import torch
+
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    recipe = state.get("recipe", {})
+    model = build_network(width=int(recipe.get("width", width)))
+    model.load_state_dict(state["model"])
+    model.eval()
+    dummy = torch.zeros(1, 3, size, size)
+    onnx_path.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+    return onnx_path

@@ -1,0 +1,121 @@
+"""Stage 1: a one-class YOLO (ultralytics, from a model YAML) that finds corner indices.
+
+Nothing pretrained can be downloaded, so the network starts from ``yolo11n.yaml`` or from our own
+checkpoint. The optimizer and its rate are set explicitly (``optimizer=auto`` picks a rate too low to
+learn from scratch) and scale augmentation is wide, since indices span ~10-120 px in the scenes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+FONT_CANDIDATES = (
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+)
+
+
+def prepare_ultralytics(config_dir: Path) -> None:
+    """Offline-safe settings; must run before ``import ultralytics``.
+
+    ultralytics looks for ``Arial.ttf`` (and downloads it when missing, which hangs offline); a local
+    font copied under that name stops the download.
+    """
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_AUTOINSTALL", "false")
+    os.environ["YOLO_CONFIG_DIR"] = str(config_dir)
+    font_dir = config_dir / "Ultralytics"
+    font_dir.mkdir(parents=True, exist_ok=True)
+    source = next((Path(p) for p in FONT_CANDIDATES if Path(p).is_file()), None)
+    if source is None:
+        try:
+            import matplotlib
+
+            candidate = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+            source = candidate if candidate.is_file() else None
+        except ImportError:
+            source = None
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        target = font_dir / name
+        if source is not None and not target.exists():
+            shutil.copyfile(source, target)
+
+
+@dataclass
+class DetectorRecipe:
+    model: str = "yolo11n.yaml"
+    imgsz: int = 320
+    epochs: int = 10
+    batch: int = 16
+    optimizer: str = "AdamW"
+    lr0: float = 1.5e-3
+    scale: float = 0.6
+    """Random zoom of +-60%: indices of 10-120 px in 640-px scenes become ~2-100 px at imgsz 320."""
+    mosaic: float = 1.0
+    close_mosaic: int = 2
+    degrees: float = 10.0
+    fliplr: float = 0.0
+    """No mirror images: a mirrored index is not a printed index."""
+    hsv_h: float = 0.01
+    patience: int = 100
+    device: str = "cpu"
+    workers: int = 0
+    seed: int = 0
+
+
+def train_detector(data_yaml: Path, project: Path, name: str, recipe: DetectorRecipe, *,
+                   init: Path | None = None, resume: bool = False) -> Path:
+    """Train (or resume) the index detector; returns the run folder (weights in ``weights/``)."""
+    from ultralytics import YOLO
+
+    run_dir = project / name
+    last = run_dir / "weights" / "last.pt"
+    if resume and last.is_file():
+        model = YOLO(str(last))
+        model.train(resume=True)
+        return run_dir
+    model = YOLO(recipe.model)
+    if init is not None:
+        model = YOLO(recipe.model).load(str(init))
+    settings: dict[str, Any] = asdict(recipe)
+    settings.pop("model")
+    model.train(
+        data=str(data_yaml),
+        project=str(project),
+        name=name,
+        exist_ok=True,
+        single_cls=True,
+        save_period=1,
+        plots=False,
+        amp=recipe.device != "cpu",
+        pretrained=False,
+        verbose=False,
+        **settings,
+    )
+    return run_dir
+
+
+def export_detector(weights: Path, onnx_path: Path, *, imgsz: int = 320) -> Path:
+    """ONNX with dynamic input size (the reader picks the size per camera), simplified."""
+    from ultralytics import YOLO
+
+    model = YOLO(str(weights))
+    exported = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17,
+                                 device="cpu"))
+    onnx_path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(exported, onnx_path)
+    return onnx_path
+
+
+def strip_checkpoint(weights: Path, target: Path) -> Path:
+    """A small copy of an ultralytics checkpoint (half precision, no optimizer) to commit."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(weights, target)
+    strip_optimizer(str(target))
+    return target

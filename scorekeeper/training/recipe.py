@@ -1,0 +1,182 @@
+"""The whole card-reader recipe behind ``scorekeeper train``: data, both stages, export, measure, card.
+
+Steps (each can be run alone with ``--steps``):
+
+1. ``data``: ``scorekeeper dataset build`` writes a detection set (40 card classes; the detector
+   trains with ``single_cls``) and a crop set (40 cards + ``not_a_card``) under ``--data``;
+2. ``detector``: the one-class index YOLO (:mod:`scorekeeper.training.detector`), run folder under
+   ``--runs``; checkpoints every epoch;
+3. ``classifier``: the index CNN (:mod:`scorekeeper.training.classifier`) on crops of the same data;
+4. ``export``: both to ONNX in the model folder, with ``reader.json`` and small ``.pt`` checkpoints
+   (so a later run can start from the committed weights);
+5. ``evaluate``: the figures of :mod:`scorekeeper.vision.evaluate`, written to ``metrics.json``.
+
+``--resume`` continues an interrupted run in ``--runs``; without one it starts both stages from the
+model folder's committed checkpoints and trains the given epochs more.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scorekeeper.training import TrainingSetupError
+from scorekeeper.training.classifier import ClassifierRecipe
+from scorekeeper.training.detector import DetectorRecipe
+
+STEPS = ("data", "detector", "classifier", "export", "evaluate")
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+
+
+@dataclass
+class Recipe:
+    data: Path
+    runs: Path
+    model_dir: Path
+    images: int = 3000
+    faces: list[Path] = field(default_factory=list)
+    seed: int = 0
+    detector: DetectorRecipe = field(default_factory=DetectorRecipe)
+    classifier: ClassifierRecipe = field(default_factory=ClassifierRecipe)
+    realcards: Path | None = None
+    resume: bool = False
+
+    @property
+    def detection_set(self) -> Path:
+        return self.data / "detect"
+
+    @property
+    def crop_set(self) -> Path:
+        return self.data / "crops"
+
+    def to_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        return json.loads(json.dumps(out, default=str))
+
+
+def default_faces() -> list[Path]:
+    """The face packs beside the checkout (``../shared/card-faces``), when there."""
+    root = SHARED / "card-faces"
+    return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
+def build_data(recipe: Recipe, log=print) -> None:
+    faces: list[str] = []
+    for folder in recipe.faces:
+        faces += ["--faces", str(folder)]
+    for target, extra in ((recipe.detection_set, []), (recipe.crop_set, ["--crops"])):
+        if (target / "data.yaml").is_file() or (target / "train").is_dir():
+            log(f"data: {target} exists, kept")
+            continue
+        command = [sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(target),
+                   "--images", str(recipe.images), "--seed", str(recipe.seed), *faces, *extra]
+        log("data: " + " ".join(command))
+        subprocess.run(command, check=True)
+
+
+def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dict[str, Any]:
+    """Run the chosen steps in order; returns the figures measured (if ``evaluate`` ran)."""
+    from scorekeeper.training.detector import prepare_ultralytics
+
+    prepare_ultralytics(recipe.runs / "yolo-config")
+    recipe.runs.mkdir(parents=True, exist_ok=True)
+    model_dir = recipe.model_dir
+    checkpoints = model_dir / "checkpoints"
+    began = time.time()
+    timings: dict[str, float] = {}
+
+    if "data" in steps:
+        build_data(recipe, log)
+        timings["data_minutes"] = round((time.time() - began) / 60, 1)
+
+    if "detector" in steps:
+        from scorekeeper.training.detector import train_detector
+
+        data_yaml = recipe.detection_set / "data.yaml"
+        if not data_yaml.is_file():
+            raise TrainingSetupError(f"no detection set at {data_yaml}: run the data step first")
+        init = checkpoints / "index-detector.pt"
+        started = time.time()
+        train_detector(data_yaml, recipe.runs / "detector", "run", recipe.detector,
+                       init=init if recipe.resume and init.is_file() else None, resume=recipe.resume)
+        timings["detector_minutes"] = round((time.time() - started) / 60, 1)
+
+    if "classifier" in steps:
+        from scorekeeper.training.classifier import load_crop_data, train_classifier
+
+        started = time.time()
+        data = load_crop_data(detection_sets=[recipe.detection_set], crop_sets=[recipe.crop_set],
+                              size=recipe.classifier.size, margin=recipe.classifier.margin,
+                              seed=recipe.seed)
+        log(f"classifier data: {data.summary()}")
+        init = checkpoints / "index-classifier.pt"
+        out = recipe.runs / "classifier" / "run"
+        interrupted = recipe.resume and (out / "last.pt").is_file()
+        train_classifier(data, out, recipe.classifier,
+                         init=init if recipe.resume and not interrupted and init.is_file() else None,
+                         resume=interrupted, log=log)
+        timings["classifier_minutes"] = round((time.time() - started) / 60, 1)
+
+    if "export" in steps:
+        export_model(recipe, log)
+
+    figures: dict[str, Any] = {}
+    if "evaluate" in steps:
+        figures = evaluate_model(model_dir, detection_set=recipe.detection_set,
+                                 realcards=recipe.realcards, log=log)
+        figures["timings"] = timings
+        (model_dir / "metrics.json").write_text(json.dumps(figures, indent=2) + "\n")
+    return figures
+
+
+def export_model(recipe: Recipe, log=print) -> None:
+    """Best weights of both runs to ONNX + ``reader.json`` + stripped checkpoints in the model folder."""
+    from scorekeeper.training.classifier import export_classifier
+    from scorekeeper.training.detector import export_detector, strip_checkpoint
+    from scorekeeper.vision.reader import CLASSIFIER_CLASSES
+
+    model_dir = recipe.model_dir
+    checkpoints = model_dir / "checkpoints"
+    det_weights = recipe.runs / "detector" / "run" / "weights"
+    det_best = det_weights / "best.pt" if (det_weights / "best.pt").is_file() else det_weights / "last.pt"
+    cls_best = recipe.runs / "classifier" / "run" / "best.pt"
+    for path in (det_best, cls_best):
+        if not path.is_file():
+            raise TrainingSetupError(f"no trained weights at {path}: run the training steps first")
+    export_detector(det_best, model_dir / "index-detector.onnx", imgsz=recipe.detector.imgsz)
+    export_classifier(cls_best, model_dir / "index-classifier.onnx", size=recipe.classifier.size)
+    strip_checkpoint(det_best, checkpoints / "index-detector.pt")
+    import torch
+
+    state = torch.load(cls_best, map_location="cpu", weights_only=False)
+    torch.save({"model": state["model"], "recipe": state.get("recipe", {}), "epoch": state.get("epoch"),
+                "classes": list(CLASSIFIER_CLASSES)}, checkpoints / "index-classifier.pt")
+    config = {
+        "format": 1,
+        "detector": {"file": "index-detector.onnx", "size": 640, "train_imgsz": recipe.detector.imgsz,
+                     "classes": ["index"]},
+        "classifier": {"file": "index-classifier.onnx", "crop_size": recipe.classifier.size,
+                       "crop_margin": recipe.classifier.margin, "classes": list(CLASSIFIER_CLASSES)},
+        "thresholds": {"index_conf": 0.25, "nms_iou": 0.5, "card_prob": 0.5, "corner_reach": 7.0},
+        "recipe": recipe.to_json(),
+    }
+    existing = model_dir / "reader.json"
+    if existing.is_file():  # keep thresholds and sizes someone tuned by measuring
+        old = json.loads(existing.read_text())
+        config["thresholds"] = old.get("thresholds", config["thresholds"])
+        config["detector"]["size"] = old.get("detector", {}).get("size", 640)
+    (model_dir / "reader.json").write_text(json.dumps(config, indent=2) + "\n")
+    log(f"export: {model_dir}")
+
+
+def evaluate_model(model_dir: Path, *, detection_set: Path | None, realcards: Path | None,
+                   log=print) -> dict[str, Any]:
+    """Every figure of the model card (``benchmarks/vision_eval.py`` prints the same)."""
+    from scorekeeper.vision.evaluate import measure_all
+
+    return measure_all(model_dir, synthetic=detection_set, realcards=realcards, log=log)

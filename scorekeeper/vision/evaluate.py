@@ -1,0 +1,319 @@
+"""Measuring the card reader on labelled images (numpy + onnxruntime only; no torch).
+
+A labelled set is YOLO-formatted: ``images/<split>/*.jpg`` (or ``images/*.jpg``) beside
+``labels/...`` with one ``class cx cy w h`` row per printed corner index. Class ids 0-39 are the Sueca
+cards in :data:`DECK` order (the synthetic sets and ``realcards-dev`` agree); in ``realcards-dev``
+ids 40-53 are 8/9/10, joker and back (not Sueca cards) and 54-59 are ranks without a suit.
+
+Figures:
+
+* stage 1: index AP at IoU 0.5 (one class) and recall/precision at the reader's threshold, over the
+  Sueca indices; a detection on a non-Sueca index counts neither way;
+* stage 2: top-1 of the classifier on crops cut around the labelled Sueca indices, and the share of
+  labelled 8/9/10/joker indices it calls ``not_a_card``;
+* end to end: per-image card identity, summed over images: a reported card that the image does not
+  show (an 8, 9 or 10 read as a Sueca card included) is a false positive.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from scorekeeper.rules.cards import DECK, card_from_index
+from scorekeeper.vision.reader import CardReader
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+NOT_SUECA_IDS = range(40, 54)
+"""realcards-dev: 8/9/10 (40-51), joker (52), back (53)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LabelledImage:
+    path: Path
+    boxes: np.ndarray  # N x 4, pixels, x1 y1 x2 y2
+    classes: np.ndarray  # N
+
+    @property
+    def sueca(self) -> np.ndarray:
+        return self.classes < len(DECK)
+
+    def cards(self) -> set[str]:
+        return {card_from_index(int(c)).notation for c in self.classes if c < len(DECK)}
+
+
+def labelled_images(root: Path, split: str | None = None, *, limit: int | None = None) -> Iterator[LabelledImage]:
+    """Images of a YOLO set with their labels in pixels (images without a label file are skipped)."""
+    import cv2
+
+    image_dir = root / "images" / split if split else root / "images"
+    label_dir = root / "labels" / split if split else root / "labels"
+    paths = sorted(p for p in image_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if limit is not None:
+        paths = paths[:limit]
+    for path in paths:
+        label_path = label_dir / (path.stem + ".txt")
+        if not label_path.is_file():
+            continue
+        image = cv2.imread(str(path))
+        if image is None:
+            continue
+        height, width = image.shape[:2]
+        rows = [r.split() for r in label_path.read_text().splitlines() if r.strip()]
+        classes = np.array([int(float(r[0])) for r in rows], np.int64)
+        xywh = np.array([[float(v) for v in r[1:5]] for r in rows], np.float64).reshape(-1, 4)
+        boxes = np.stack(
+            [
+                (xywh[:, 0] - xywh[:, 2] / 2) * width,
+                (xywh[:, 1] - xywh[:, 3] / 2) * height,
+                (xywh[:, 0] + xywh[:, 2] / 2) * width,
+                (xywh[:, 1] + xywh[:, 3] / 2) * height,
+            ],
+            axis=1,
+        ) if len(rows) else np.zeros((0, 4))
+        yield LabelledImage(path=path, boxes=boxes, classes=classes)
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def _match(pred: np.ndarray, scores: np.ndarray, gt: np.ndarray, ignore: np.ndarray,
+           iou: float = 0.5) -> tuple[list[tuple[float, int]], int]:
+    """Greedy matching by score: (score, 1 TP / 0 FP) per counted prediction, and the GT count."""
+    order = np.argsort(-scores)
+    taken = np.zeros(len(gt), bool)
+    overlaps = iou_matrix(pred[order], gt) if len(gt) else np.zeros((len(order), 0))
+    ignore_overlaps = iou_matrix(pred[order], ignore) if len(ignore) else np.zeros((len(order), 0))
+    out: list[tuple[float, int]] = []
+    for row, k in enumerate(order):
+        if overlaps.shape[1]:
+            candidates = np.where(~taken & (overlaps[row] >= iou))[0]
+            if len(candidates):
+                best = candidates[np.argmax(overlaps[row, candidates])]
+                taken[best] = True
+                out.append((float(scores[k]), 1))
+                continue
+        if ignore_overlaps.shape[1] and ignore_overlaps[row].max() >= iou:
+            continue
+        out.append((float(scores[k]), 0))
+    return out, len(gt)
+
+
+def average_precision(matches: list[tuple[float, int]], total: int) -> float:
+    """Area under the interpolated precision-recall curve (COCO-style 101 points)."""
+    if total == 0:
+        return float("nan")
+    if not matches:
+        return 0.0
+    matches = sorted(matches, key=lambda m: -m[0])
+    hits = np.cumsum([m[1] for m in matches])
+    precision = hits / np.arange(1, len(matches) + 1)
+    recall = hits / total
+    envelope = np.maximum.accumulate(precision[::-1])[::-1]
+    points = np.linspace(0, 1, 101)
+    idx = np.searchsorted(recall, points, side="left")
+    return float(np.mean([envelope[i] if i < len(envelope) else 0.0 for i in idx]))
+
+
+def measure_detector(reader: CardReader, images: Iterable[LabelledImage]) -> dict[str, float]:
+    """Stage 1 on Sueca indices: AP50 (scores down to 0.01), recall and precision at index_conf."""
+    import cv2
+
+    all_matches: list[tuple[float, int]] = []
+    total = 0
+    count = 0
+    for item in images:
+        frame = cv2.imread(str(item.path))
+        if frame is None:
+            continue
+        count += 1
+        boxes, scores = reader.detect_indices(frame, conf=0.01)
+        gt = item.boxes[item.sueca]
+        ignore = item.boxes[~item.sueca]
+        matches, n = _match(boxes, scores, gt, ignore)
+        all_matches += matches
+        total += n
+    conf = reader.config.index_conf
+    kept = [m for m in all_matches if m[0] >= conf]
+    tp = sum(m[1] for m in kept)
+    return {
+        "images": count,
+        "indices": total,
+        "index_ap50": round(average_precision(all_matches, total), 4),
+        "index_recall": round(tp / total, 4) if total else float("nan"),
+        "index_precision": round(tp / len(kept), 4) if kept else float("nan"),
+        "conf": conf,
+    }
+
+
+def measure_classifier(reader: CardReader, images: Iterable[LabelledImage]) -> dict[str, float]:
+    """Stage 2 on crops around the labelled indices (top-1, top-3, rank-only, suit-only)."""
+    import cv2
+
+    probs_all: list[np.ndarray] = []
+    labels: list[int] = []
+    not_card_probs: list[np.ndarray] = []
+    for item in images:
+        frame = cv2.imread(str(item.path))
+        if frame is None:
+            continue
+        crops, kinds = [], []
+        for box, cls in zip(item.boxes, item.classes):
+            if cls < len(DECK) or cls in NOT_SUECA_IDS:
+                crops.append(reader.crop(frame, tuple(float(v) for v in box)))  # type: ignore[arg-type]
+                kinds.append(int(cls))
+        if not crops:
+            continue
+        probs = reader.classify_crops(crops)
+        for p, cls in zip(probs, kinds):
+            if cls < len(DECK):
+                probs_all.append(p)
+                labels.append(cls)
+            else:
+                not_card_probs.append(p)
+    result: dict[str, float] = {"crops": len(labels), "non_sueca_crops": len(not_card_probs)}
+    if labels:
+        probs = np.stack(probs_all)
+        y = np.asarray(labels)
+        top = np.argsort(-probs, axis=1)
+        pred = top[:, 0]
+        valid = pred < len(DECK)
+        result["top1"] = round(float((pred == y).mean()), 4)
+        result["top3"] = round(float((top[:, :3] == y[:, None]).any(axis=1).mean()), 4)
+        rank_ok = valid & ((pred % 10) == (y % 10))
+        suit_ok = valid & ((pred // 10) == (y // 10))
+        result["rank_only"] = round(float(rank_ok.mean()), 4)
+        result["suit_only"] = round(float(suit_ok.mean()), 4)
+        result["called_not_a_card"] = round(float((~valid).mean()), 4)
+    if not_card_probs:
+        result["non_sueca_rejected"] = round(
+            float((np.stack(not_card_probs).argmax(axis=1) == len(DECK)).mean()), 4
+        )
+    return result
+
+
+def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]]) -> dict[str, float]:
+    """End to end: per-image sets of cards reported vs present, summed over images."""
+    import cv2
+
+    tp = fp = fn = 0
+    exact = count = 0
+    for path, truth in images:
+        frame = cv2.imread(str(path))
+        if frame is None:
+            continue
+        count += 1
+        seen = {d.card.notation for d in reader.read(frame).cards}
+        tp += len(seen & truth)
+        fp += len(seen - truth)
+        fn += len(truth - seen)
+        exact += seen == truth
+    return {
+        "images": count,
+        "card_precision": round(tp / (tp + fp), 4) if tp + fp else float("nan"),
+        "card_recall": round(tp / (tp + fn), 4) if tp + fn else float("nan"),
+        "exact_images": round(exact / count, 4) if count else float("nan"),
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+    }
+
+
+def realcards_truth(root: Path) -> list[tuple[Path, set[str]]]:
+    """``realcards-dev/manifest.jsonl``: each image with its Sueca cards (upper-case notation)."""
+    out = []
+    for line in (root / "manifest.jsonl").read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            out.append((root / row["image"], {c.upper() for c in row["sueca_cards"]}))
+    return out
+
+
+def labelled_truth(images: Iterable[LabelledImage]) -> list[tuple[Path, set[str]]]:
+    return [(item.path, item.cards()) for item in images]
+
+
+def measure_latency(reader: CardReader, *, runs: int = 50, width: int = 1280, height: int = 720,
+                    frame: np.ndarray | None = None) -> dict[str, float]:
+    """Median milliseconds of :meth:`CardReader.read` on one frame (both stages), after 3 warm-ups."""
+    import cv2
+
+    if frame is None:
+        raise ValueError("measure_latency needs a frame")
+    if frame.shape[:2] != (height, width):
+        frame = cv2.resize(frame, (width, height))
+    for _ in range(3):
+        reader.read(frame)
+    times = []
+    cards = 0
+    for _ in range(runs):
+        began = time.perf_counter()
+        cards = len(reader.read(frame).cards)
+        times.append((time.perf_counter() - began) * 1000.0)
+    return {"median_ms": round(statistics.median(times), 1), "p90_ms": round(float(np.percentile(times, 90)), 1),
+            "runs": runs, "cards_in_frame": cards, "frame": f"{width}x{height}"}
+
+
+def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: Path | None,
+                real_sizes: tuple[int, ...] = (), latency: bool = True, limit: int | None = None,
+                log=print) -> dict[str, object]:
+    """Every figure of the model card: synthetic val, realcards-dev (at each detector size), latency.
+
+    ``real_sizes`` are detector input sizes to try on the real photos (their indices are large:
+    a smaller input suits them); the model's own size is always measured.
+    """
+    import cv2
+
+    figures: dict[str, object] = {}
+    reader = CardReader(model)
+    figures["model"] = str(reader.config.folder)
+    if synthetic is not None and (synthetic / "images" / "val").is_dir():
+        val = list(labelled_images(synthetic, "val", limit=limit))
+        figures["synthetic_val"] = {
+            "detector_size": reader.config.detector_size,
+            "stage1": measure_detector(reader, val),
+            "stage2": measure_classifier(reader, val),
+            "cards": measure_cards(reader, labelled_truth(val)),
+        }
+        log(f"synthetic val: {figures['synthetic_val']}")
+    if realcards is not None and (realcards / "manifest.jsonl").is_file():
+        real = list(labelled_images(realcards, limit=limit))
+        truth = realcards_truth(realcards)
+        if limit is not None:
+            truth = truth[:limit]
+        results = {}
+        for size in dict.fromkeys((reader.config.detector_size, *real_sizes)):
+            sized = CardReader(model, detector_size=size)
+            results[str(size)] = {
+                "stage1": measure_detector(sized, real),
+                "stage2": measure_classifier(sized, real),
+                "cards": measure_cards(sized, truth),
+            }
+            log(f"realcards-dev at detector size {size}: {results[str(size)]}")
+        figures["realcards_dev"] = results
+    if latency:
+        frame = None
+        if synthetic is not None and (synthetic / "images" / "val").is_dir():
+            first = sorted(p for p in (synthetic / "images" / "val").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            frame = cv2.imread(str(first[0])) if first else None
+        if frame is None:
+            frame = np.full((720, 1280, 3), 120, np.uint8)
+        figures["latency"] = measure_latency(reader, frame=frame)
+        log(f"latency: {figures['latency']}")
+    return figures

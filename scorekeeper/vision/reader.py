@@ -1,0 +1,336 @@
+"""The card reader: a frame in, the Sueca cards it shows out (:class:`FrameDetections`).
+
+Two ONNX models run with onnxruntime and OpenCV, nothing heavier:
+
+1. the *index detector* (a one-class YOLO) finds every printed corner index (rank + small pip);
+2. the *index classifier* (a small CNN) names each index from a square crop cut out of the
+   full-resolution frame (:mod:`scorekeeper.vision.crops`): one of the 40 cards, or ``not_a_card``
+   (8, 9, 10, jokers, backs, pips, table).
+
+Then what a card is decides the answer: indices read as ``not_a_card`` or below ``card_prob`` are
+dropped; indices read as the same card within a card's reach of each other are its corners (both
+agreeing gives ``corners=2``); a card is reported once per frame.
+
+The class id <-> card mapping is :data:`scorekeeper.rules.cards.DECK`; the model folder's
+``reader.json`` lists the classifier's classes and the reader refuses a model whose list differs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scorekeeper.errors import ModelError
+from scorekeeper.rules.cards import DECK, Card, card_from_index
+from scorekeeper.vision.crops import crop_square
+from scorekeeper.vision.detections import Box, CardDetection, FrameDetections
+
+NOT_A_CARD = "not_a_card"
+CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (NOT_A_CARD,)
+"""The classifier's 41 outputs: the 40 cards in :data:`DECK` order, then ``not_a_card``."""
+
+DEFAULT_MODEL = "sueca-reader"
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+"""The repository's ``models/`` folder; ``SCOREKEEPER_MODELS`` overrides it."""
+
+CONFIG_NAME = "reader.json"
+
+
+def models_dir() -> Path:
+    return Path(os.environ.get("SCOREKEEPER_MODELS", MODELS_DIR))
+
+
+def find_model(model: str | os.PathLike[str] | None = None) -> Path:
+    """The model folder for ``model``: a folder path, or a name under :func:`models_dir`."""
+    name = os.fspath(model) if model is not None else DEFAULT_MODEL
+    path = Path(name)
+    if path.is_dir():
+        return path
+    candidate = models_dir() / name
+    if candidate.is_dir():
+        return candidate
+    raise ModelError(
+        f"model {name!r} not found (looked for the folder {path} and {candidate}): "
+        f"pass a folder holding {CONFIG_NAME}, or run `scorekeeper train` to build one"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderConfig:
+    """What ``reader.json`` says about a model folder (every knob the reader uses)."""
+
+    folder: Path
+    detector_file: str = "index-detector.onnx"
+    detector_size: int = 640
+    """Longer side of the detector's input, in pixels (a multiple of 32). Larger finds smaller
+    indices (a webcam a metre up) and costs time roughly with its square; smaller suits close-ups."""
+    classifier_file: str = "index-classifier.onnx"
+    crop_size: int = 48
+    crop_margin: float = 0.2
+    index_conf: float = 0.25
+    """Detector score to keep an index. Lower finds more faint indices, and hands more junk to the
+    classifier (which can still call it ``not_a_card``)."""
+    nms_iou: float = 0.5
+    card_prob: float = 0.5
+    """Classifier probability to accept a reading. Higher trades recall for precision."""
+    corner_reach: float = 7.0
+    """How far apart (in index heights) two indices read as the same card may be and still count as
+    the two corners of one card."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, folder: Path) -> ReaderConfig:
+        path = folder / CONFIG_NAME
+        if not path.is_file():
+            raise ModelError(
+                f"model file {path} is missing: run `scorekeeper train` or restore models/ from git"
+            )
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            detector = data["detector"]
+            classifier = data["classifier"]
+            thresholds = data.get("thresholds", {})
+            classes = tuple(classifier["classes"])
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ModelError(
+                f"model file {path} is unreadable ({error.__class__.__name__}: {error}): "
+                "restore it from git or run `scorekeeper train`"
+            ) from None
+        if classes != CLASSIFIER_CLASSES:
+            raise ModelError(
+                f"model file {path} lists classifier classes that differ from the 40-card deck order "
+                "plus not_a_card: retrain with `scorekeeper train`"
+            )
+        defaults = cls(folder=folder)
+        return cls(
+            folder=folder,
+            detector_file=str(detector.get("file", defaults.detector_file)),
+            detector_size=int(detector.get("size", defaults.detector_size)),
+            classifier_file=str(classifier.get("file", defaults.classifier_file)),
+            crop_size=int(classifier.get("crop_size", defaults.crop_size)),
+            crop_margin=float(classifier.get("crop_margin", defaults.crop_margin)),
+            index_conf=float(thresholds.get("index_conf", defaults.index_conf)),
+            nms_iou=float(thresholds.get("nms_iou", defaults.nms_iou)),
+            card_prob=float(thresholds.get("card_prob", defaults.card_prob)),
+            corner_reach=float(thresholds.get("corner_reach", defaults.corner_reach)),
+            extra={k: v for k, v in data.items() if k not in {"detector", "classifier", "thresholds"}},
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReading:
+    """One corner index: where the detector saw it and what the classifier called it."""
+
+    box: Box
+    score: float
+    """Detector score."""
+    probs: np.ndarray
+    """Classifier probabilities over :data:`CLASSIFIER_CLASSES`."""
+
+    @property
+    def label(self) -> int:
+        return int(np.argmax(self.probs))
+
+    @property
+    def height(self) -> float:
+        return max(self.box[2] - self.box[0], self.box[3] - self.box[1])
+
+
+def _session(path: Path, threads: int) -> Any:
+    import onnxruntime as ort
+
+    if not path.is_file():
+        raise ModelError(
+            f"model file {path} is missing: run `scorekeeper train` or restore models/ from git"
+        )
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # noqa: BLE001 - onnxruntime raises its own types for bad files
+        first_line = str(error).strip().splitlines()[0][:160] if str(error).strip() else ""
+        raise ModelError(
+            f"model file {path} is not a loadable ONNX model ({first_line}): "
+            "restore it from git or run `scorekeeper train`"
+        ) from None
+
+
+class CardReader:
+    """Loads the two models once; :meth:`read` turns a BGR frame into :class:`FrameDetections`."""
+
+    def __init__(
+        self,
+        model: str | os.PathLike[str] | None = None,
+        *,
+        detector_size: int | None = None,
+        index_conf: float | None = None,
+        card_prob: float | None = None,
+        threads: int = 2,
+    ) -> None:
+        config = ReaderConfig.load(find_model(model))
+        overrides: dict[str, Any] = {}
+        if detector_size is not None:
+            overrides["detector_size"] = int(detector_size)
+        if index_conf is not None:
+            overrides["index_conf"] = float(index_conf)
+        if card_prob is not None:
+            overrides["card_prob"] = float(card_prob)
+        if overrides:
+            from dataclasses import replace
+
+            config = replace(config, **overrides)
+        if config.detector_size % 32:
+            raise ModelError(f"detector size {config.detector_size} is not a multiple of 32")
+        self.config = config
+        self._detector = _session(config.folder / config.detector_file, threads)
+        self._classifier = _session(config.folder / config.classifier_file, threads)
+        self._det_input = self._detector.get_inputs()[0].name
+        self._cls_input = self._classifier.get_inputs()[0].name
+
+    # -- stage 1 ---------------------------------------------------------------------------------
+
+    def detect_indices(
+        self, frame_bgr: np.ndarray, *, conf: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Index boxes (N x 4, frame pixels, x1 y1 x2 y2) and detector scores (N), after NMS."""
+        import cv2
+
+        conf = self.config.index_conf if conf is None else conf
+        height, width = frame_bgr.shape[:2]
+        size = self.config.detector_size
+        scale = min(size / width, size / height)
+        new_w, new_h = max(round(width * scale), 1), max(round(height * scale), 1)
+        pad_w, pad_h = (-new_w) % 32, (-new_h) % 32
+        resized = cv2.resize(frame_bgr, (new_w, new_h), interpolation=cv2.INTER_AREA
+                             if scale < 1 else cv2.INTER_LINEAR)
+        left, top = pad_w // 2, pad_h // 2
+        padded = cv2.copyMakeBorder(
+            resized, top, pad_h - top, left, pad_w - left, cv2.BORDER_CONSTANT, value=(114, 114, 114)
+        )
+        blob = padded[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        output = self._detector.run(None, {self._det_input: np.ascontiguousarray(blob)})[0]
+        prediction = output[0]  # (4 + nc, anchors): cx cy w h, then class scores
+        scores = prediction[4:].max(axis=0)
+        keep = scores >= conf
+        if not np.any(keep):
+            return np.zeros((0, 4), np.float32), np.zeros((0,), np.float32)
+        cx, cy, bw, bh = prediction[:4, keep]
+        scores = scores[keep]
+        x1 = (cx - bw / 2 - left) / scale
+        y1 = (cy - bh / 2 - top) / scale
+        boxes = np.stack([x1, y1, bw / scale, bh / scale], axis=1)
+        chosen = cv2.dnn.NMSBoxes(boxes.tolist(), scores.tolist(), conf, self.config.nms_iou)
+        chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)
+        boxes, scores = boxes[chosen], scores[chosen]
+        xyxy = np.stack(
+            [
+                np.clip(boxes[:, 0], 0, width),
+                np.clip(boxes[:, 1], 0, height),
+                np.clip(boxes[:, 0] + boxes[:, 2], 0, width),
+                np.clip(boxes[:, 1] + boxes[:, 3], 0, height),
+            ],
+            axis=1,
+        ).astype(np.float32)
+        return xyxy, scores.astype(np.float32)
+
+    # -- stage 2 ---------------------------------------------------------------------------------
+
+    def crop(self, frame_bgr: np.ndarray, box: Box) -> np.ndarray:
+        """The classifier's view of the index in ``box`` (BGR, crop_size square)."""
+        return crop_square(frame_bgr, box, margin=self.config.crop_margin, size=self.config.crop_size)
+
+    def classify_crops(self, crops_bgr: list[np.ndarray] | np.ndarray) -> np.ndarray:
+        """Probabilities (N x 41) over :data:`CLASSIFIER_CLASSES` for BGR crops of crop_size."""
+        if len(crops_bgr) == 0:
+            return np.zeros((0, len(CLASSIFIER_CLASSES)), np.float32)
+        batch = np.stack(list(crops_bgr))[:, :, :, ::-1].transpose(0, 3, 1, 2)
+        batch = np.ascontiguousarray(batch, dtype=np.float32) / 255.0
+        logits = self._classifier.run(None, {self._cls_input: batch})[0].astype(np.float64)
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    # -- both, and what a card is ----------------------------------------------------------------
+
+    def read_indices(self, frame_bgr: np.ndarray) -> list[IndexReading]:
+        """Every index the detector found, with the classifier's probabilities."""
+        boxes, scores = self.detect_indices(frame_bgr)
+        box_list = [tuple(float(v) for v in b) for b in boxes]
+        probs = self.classify_crops([self.crop(frame_bgr, b) for b in box_list])  # type: ignore[arg-type]
+        return [
+            IndexReading(box=b, score=float(s), probs=p)  # type: ignore[arg-type]
+            for b, s, p in zip(box_list, scores, probs)
+        ]
+
+    def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections:
+        """The distinct Sueca cards in a BGR frame (H x W x 3 uint8)."""
+        if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
+            shape = getattr(frame_bgr, "shape", None)
+            raise ValueError(f"frame {frame_index}: expected an H x W x 3 BGR image, got shape {shape}")
+        height, width = frame_bgr.shape[:2]
+        cards = combine_indices(
+            self.read_indices(frame_bgr),
+            card_prob=self.config.card_prob,
+            corner_reach=self.config.corner_reach,
+        )
+        return FrameDetections(frame_index=frame_index, cards=cards, width=width, height=height)
+
+
+def combine_indices(
+    readings: list[IndexReading], *, card_prob: float = 0.5, corner_reach: float = 7.0
+) -> tuple[CardDetection, ...]:
+    """Turn index readings into distinct cards.
+
+    Each reading votes for its most likely class. ``not_a_card`` and readings below ``card_prob``
+    are dropped. Readings of the same card are grouped around the strongest one; a second reading
+    within ``corner_reach`` index heights is the card's other corner (``corners=2``), anything
+    further is ignored (a card exists once). A card's confidence is detector score x class
+    probability of its best corner, raised by the second corner as 1 - (1 - a)(1 - b).
+    """
+    by_card: dict[int, list[tuple[float, IndexReading]]] = {}
+    for reading in readings:
+        label = reading.label
+        if label >= len(DECK):
+            continue
+        prob = float(reading.probs[label])
+        if prob < card_prob:
+            continue
+        by_card.setdefault(label, []).append((reading.score * prob, reading))
+    detections: list[CardDetection] = []
+    for label, votes in by_card.items():
+        votes.sort(key=lambda vote: vote[0], reverse=True)
+        best_score, best = votes[0]
+        partner: tuple[float, IndexReading] | None = None
+        bx, by = _center(best.box)
+        for score, other in votes[1:]:
+            ox, oy = _center(other.box)
+            reach = corner_reach * max(best.height, other.height)
+            if np.hypot(ox - bx, oy - by) <= reach:
+                partner = (score, other)
+                break
+        card: Card = card_from_index(label)
+        if partner is None:
+            detections.append(CardDetection(card=card, confidence=best_score, box=best.box, corners=1))
+        else:
+            score, other = partner
+            box = (
+                min(best.box[0], other.box[0]),
+                min(best.box[1], other.box[1]),
+                max(best.box[2], other.box[2]),
+                max(best.box[3], other.box[3]),
+            )
+            confidence = 1.0 - (1.0 - best_score) * (1.0 - score)
+            detections.append(CardDetection(card=card, confidence=confidence, box=box, corners=2))
+    detections.sort(key=lambda d: d.confidence, reverse=True)
+    return tuple(detections)
+
+
+def _center(box: Box) -> tuple[float, float]:
+    return ((box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0)

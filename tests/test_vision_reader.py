@@ -1,0 +1,163 @@
+"""The card reader's run-time: model loading errors, crops, combining corner readings, the CLI.
+
+No torch here: only onnxruntime and OpenCV, like the run-time install.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scorekeeper.cli import main
+from scorekeeper.errors import ModelError
+from scorekeeper.rules.cards import DECK, Card
+from scorekeeper.vision.crops import crop_square, square_around
+from scorekeeper.vision.reader import (
+    CLASSIFIER_CLASSES,
+    NOT_A_CARD,
+    CardReader,
+    IndexReading,
+    combine_indices,
+    find_model,
+)
+
+SHIPPED = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
+
+
+def _probs(label: int, p: float = 0.9) -> np.ndarray:
+    probs = np.full(len(CLASSIFIER_CLASSES), (1 - p) / (len(CLASSIFIER_CLASSES) - 1), np.float32)
+    probs[label] = p
+    return probs
+
+
+def _reading(x: float, y: float, label: int, *, p: float = 0.9, score: float = 0.8, h: float = 30) -> IndexReading:
+    return IndexReading(box=(x, y, x + h * 0.6, y + h), score=score, probs=_probs(label, p))
+
+
+# -- classes and crops -----------------------------------------------------------------------------
+
+
+def test_classifier_classes_follow_the_deck_then_not_a_card() -> None:
+    assert CLASSIFIER_CLASSES[:40] == tuple(c.notation for c in DECK)
+    assert CLASSIFIER_CLASSES[40] == NOT_A_CARD
+    assert len(CLASSIFIER_CLASSES) == 41
+
+
+def test_crop_is_a_square_around_the_box_with_its_margin() -> None:
+    frame = np.zeros((200, 300, 3), np.uint8)
+    frame[50:110, 100:140] = 255  # a white index, 40 x 60
+    crop = crop_square(frame, (100, 50, 140, 110), margin=0.0, size=60)
+    assert crop.shape == (60, 60, 3)
+    # the 60-px square is centred on the box: white in the middle 40 columns, black at the sides
+    assert crop[:, 12:48].mean() > 240 and crop[:, :8].mean() < 10 and crop[:, 52:].mean() < 10
+    assert square_around((100, 50, 140, 110), margin=0.5) == (60.0, 20.0, 180.0, 140.0)
+
+
+def test_crop_beyond_the_frame_repeats_the_edge() -> None:
+    frame = np.full((40, 40, 3), 200, np.uint8)
+    crop = crop_square(frame, (-30, -30, -10, -10), margin=0.2, size=32)
+    assert crop.shape == (32, 32, 3) and crop.min() == 200
+
+
+# -- combining corner readings into cards ------------------------------------------------------------
+
+
+def test_two_agreeing_corners_make_one_card_with_both_boxes() -> None:
+    seven_hearts = Card.parse("7H").index
+    cards = combine_indices([_reading(100, 100, seven_hearts), _reading(180, 220, seven_hearts, p=0.8)])
+    assert len(cards) == 1
+    (card,) = cards
+    assert card.card == Card.parse("7H") and card.corners == 2
+    assert card.box == (100, 100, 180 + 18, 250)
+    single = 0.8 * 0.9
+    assert card.confidence == pytest.approx(1 - (1 - single) * (1 - 0.8 * 0.8))
+
+
+def test_not_a_card_and_unsure_readings_are_dropped() -> None:
+    cards = combine_indices(
+        [_reading(0, 0, len(DECK)), _reading(300, 0, Card.parse("AS").index, p=0.3)], card_prob=0.5
+    )
+    assert cards == ()
+
+
+def test_a_card_read_twice_far_apart_is_reported_once() -> None:
+    king = Card.parse("KD").index
+    cards = combine_indices([_reading(0, 0, king, score=0.9), _reading(2000, 0, king, score=0.5)])
+    assert len(cards) == 1 and cards[0].corners == 1 and cards[0].box[0] == 0
+
+
+def test_different_cards_stay_apart_and_sort_by_confidence() -> None:
+    cards = combine_indices(
+        [_reading(0, 0, Card.parse("2C").index, p=0.6), _reading(100, 0, Card.parse("QH").index, p=0.99)]
+    )
+    assert [str(c.card) for c in cards] == ["QH", "2C"]
+
+
+# -- model loading errors ----------------------------------------------------------------------------
+
+
+def _copy_model(tmp_path: Path) -> Path:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    target = tmp_path / "model"
+    shutil.copytree(SHIPPED, target, ignore=shutil.ignore_patterns("checkpoints"))
+    return target
+
+
+def test_unknown_model_name_is_one_line_naming_what_to_do(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SCOREKEEPER_MODELS", str(tmp_path))
+    with pytest.raises(ModelError, match=r"model 'nope' not found.*scorekeeper train") as info:
+        find_model("nope")
+    assert "\n" not in str(info.value)
+
+
+def test_missing_weights_name_the_file(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    (model / "index-classifier.onnx").unlink()
+    with pytest.raises(ModelError, match=r"index-classifier\.onnx is missing") as info:
+        CardReader(model)
+    assert "\n" not in str(info.value)
+
+
+def test_corrupt_weights_name_the_file(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    (model / "index-detector.onnx").write_bytes(b"not an onnx model at all" * 10)
+    with pytest.raises(ModelError, match=r"index-detector\.onnx is not a loadable ONNX model") as info:
+        CardReader(model)
+    assert "\n" not in str(info.value)
+
+
+def test_corrupt_or_foreign_reader_json_is_refused(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    config = model / "reader.json"
+    data = json.loads(config.read_text())
+    data["classifier"]["classes"] = list(reversed(data["classifier"]["classes"]))
+    config.write_text(json.dumps(data))
+    with pytest.raises(ModelError, match="differ from the 40-card deck order"):
+        CardReader(model)
+    config.write_text("{ not json")
+    with pytest.raises(ModelError, match=r"reader\.json is unreadable"):
+        CardReader(model)
+
+
+def test_detect_cli_reports_a_bad_model_in_one_line(tmp_path: Path, capsys) -> None:
+    image = tmp_path / "frame.png"
+    import cv2
+
+    cv2.imwrite(str(image), np.zeros((32, 32, 3), np.uint8))
+    assert main(["detect", str(image), "--model", str(tmp_path / "absent")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("scorekeeper detect: model") and "\n" not in err
+
+
+def test_detect_cli_reports_an_unreadable_image(tmp_path: Path, capsys) -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"nope")
+    assert main(["detect", str(bad)]) == 2
+    assert "cannot read image" in capsys.readouterr().err
