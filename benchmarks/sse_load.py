@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scorekeeper.rules import random_legal_deal  # noqa: E402
-from scorekeeper.store import CardPlayed, Store  # noqa: E402
+from scorekeeper.rules import random_legal_deal
+from scorekeeper.store import CardPlayed, Store
 
 PIN = "4242"
 
@@ -88,7 +88,7 @@ class Stream:
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def main() -> int:
@@ -159,12 +159,12 @@ def main() -> int:
             began = time.monotonic()
             card = plays[number].notation
             if via == "api":
-                seq = int(post(base, "/api/plays", {"card": card})["seq"])  # type: ignore[call-overload]
+                seq = post(base, "/api/plays", {"card": card})["seq"]  # type: ignore[assignment]
             else:
                 seq = tracker.append("mesa", CardPlayed(card))[-1].seq
             arrived: dict[int, float] = {}
 
-            def everyone() -> bool:
+            def everyone(arrived: dict[int, float] = arrived, seq: int = seq, began: float = began) -> bool:
                 now = time.monotonic()
                 for index, stream in enumerate(streams):
                     if index not in arrived and seq in stream.seen:

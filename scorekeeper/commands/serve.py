@@ -45,7 +45,7 @@ def qr_text(url: str) -> str:
     """The URL as a QR code in half-block characters; inverted, so it scans on a dark terminal."""
     import io
 
-    import qrcode
+    import qrcode  # type: ignore[import-untyped]
 
     code = qrcode.QRCode(border=2)
     code.add_data(url)
@@ -71,7 +71,6 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"scorekeeper serve: cannot listen on {args.host}:{args.port}: {error.strerror}", file=sys.stderr)
         return 2
-    server.daemon_threads = True
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # not a line per poll of every phone
     host = lan_address() if args.host in ("0.0.0.0", "::") else args.host
     url = f"http://{host}:{server.server_port}/"

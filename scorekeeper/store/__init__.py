@@ -46,7 +46,13 @@ from scorekeeper.store.events import (
     event_to_json,
 )
 from scorekeeper.store.fold import Folded, Match, fold, in_effect
-from scorekeeper.store.sqlite import DEFAULT_TABLE, SCHEMA_VERSION, Store, check_table_id, default_db_path
+from scorekeeper.store.sqlite import (
+    DEFAULT_TABLE,
+    SCHEMA_VERSION,
+    Store,
+    check_table_id,
+    default_db_path,
+)
 from scorekeeper.store.state import build_state
 
 __all__ = [

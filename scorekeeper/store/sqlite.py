@@ -9,7 +9,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +207,7 @@ class Store:
         expect: int | None,
     ) -> list[StoredEvent]:
         check_table_id(table_id)
-        when = at or datetime.now(timezone.utc)
+        when = at or datetime.now(UTC)
         conn = self._connect()
         try:
             conn.execute("BEGIN IMMEDIATE")  # no other writer between the check and the insert
@@ -278,8 +278,9 @@ def _check_decisions(new: Sequence[StoredEvent], state: dict[str, Any]) -> None:
     found = {(r["deal"], r["trick"], r["seat"]) for r in state["revokes"]}
     for stored in new:
         event = stored.event
-        if isinstance(event, RenunciaConfirmed | RenunciaDismissed):
-            if (event.deal, event.trick, event.seat) not in found:
-                raise StoreError(
-                    f"no renúncia by seat {event.seat} in vaza {event.trick} of deal {event.deal} to decide on"
-                )
+        if not isinstance(event, RenunciaConfirmed | RenunciaDismissed):
+            continue
+        if (event.deal, event.trick, event.seat) not in found:
+            raise StoreError(
+                f"no renúncia by seat {event.seat} in vaza {event.trick} of deal {event.deal} to decide on"
+            )

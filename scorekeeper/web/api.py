@@ -245,7 +245,10 @@ def undo(table: str | None) -> Response:
 def renuncia(table: str | None) -> Response:
     data = body()
     decision = field(data, "decision", str, example='"decision": "confirm" or "dismiss"')
-    kinds = {"confirm": RenunciaConfirmed, "dismiss": RenunciaDismissed}
+    kinds: dict[str, type[RenunciaConfirmed | RenunciaDismissed]] = {
+        "confirm": RenunciaConfirmed,
+        "dismiss": RenunciaDismissed,
+    }
     if decision not in kinds:
         raise StoreError(f"decision {decision!r}: use \"confirm\" or \"dismiss\"")
     deal = current_deal(table_id(table), data)
