@@ -50,14 +50,20 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Store]]:
         httpd.server_close()
 
 
-@pytest.fixture
-def page(server: tuple[str, Store]) -> Iterator[Any]:
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
     with playwright_sync.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
-        yield context.new_page()
-        context.close()
-        browser.close()
+        # Playwright gives each launch a fresh temporary profile (user data dir).
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, server: tuple[str, Store]) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    yield context.new_page()
+    context.close()
 
 
 def write(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -99,6 +105,17 @@ def test_the_page_shows_the_score_and_follows_a_write_live(server: tuple[str, St
     page.click("text=EN")
     page.wait_for_selector("text=Vazas of the deal")
     assert page.inner_text("#score-nos") == str(expected["score"]["nos"])
+
+
+def test_without_event_streams_the_page_polls(server: tuple[str, Store], page: Any) -> None:
+    base, store = server
+    page.add_init_script("delete window.EventSource")  # an old browser, or a proxy that breaks SSE
+    page.goto(base + "/t/velha")
+    page.wait_for_selector("#conn.polling", timeout=5000)
+    turned, plays = legal_deal(24)
+    store.append("velha", DealStarted(dealer=0, turned=turned), CardPlayed(plays[0]))
+    page.wait_for_selector("#mesa .slot .c", timeout=2500)
+    assert page.inner_text("#pts-nos") == "0"
 
 
 def test_phone_screenshot(server: tuple[str, Store], page: Any) -> None:
