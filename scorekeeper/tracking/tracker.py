@@ -152,12 +152,10 @@ class _Run:
     def seen_since(self, frame: int) -> int:
         return len(self.frames) - bisect.bisect_left(self.frames, frame)
 
-    def box_near(self, frame: int) -> Box:
-        """The box of the sighting closest in time to ``frame``."""
-        i = bisect.bisect_left(self.frames, frame)
-        if i == len(self.frames) or (i > 0 and frame - self.frames[i - 1] <= self.frames[i] - frame):
-            i -= 1
-        return self.boxes[max(i, 0)]
+    def between(self, first: float, last: float) -> tuple[list[int], list[Box]]:
+        """The frames and boxes of the sightings from frame ``first`` to frame ``last``."""
+        lo, hi = bisect.bisect_left(self.frames, first), bisect.bisect_right(self.frames, last)
+        return self.frames[lo:hi], self.boxes[lo:hi]
 
     @property
     def confidence(self) -> float:
@@ -345,7 +343,8 @@ class Tracker:
     def _rival(self, track: _Track) -> _Track | None:
         """A card read at this spot and seen more since this one appeared: this is its misread.
 
-        Same spot means the same box: a misread names the card under the reader's box wrongly.
+        A misread names the card under the reader's box wrongly: the same box, in frames where
+        the real card is not read. Two cards read in one frame are two cards.
         """
         run = track.inside
         assert run is not None
@@ -359,8 +358,10 @@ class Tracker:
                 continue
             # Compare boxes read at about the same time: a card's box moves when a hand uncovers
             # its other corner.
-            spots = ((o.box_near(run.start_frame), run.boxes[0]), (o.box_near(run.last_frame), run.box))
-            if any(_iou(a, b) >= self.thresholds.same_spot for a, b in spots):
+            frames, boxes = o.between(since, run.last_frame + self._forget)
+            if set(frames) & set(run.frames):
+                continue
+            if any(_iou(a, b) >= self.thresholds.same_spot for a in boxes for b in set(run.boxes)):
                 return other
         return None
 
