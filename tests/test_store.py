@@ -371,7 +371,9 @@ def test_a_kill_mid_deal_loses_nothing_that_was_acknowledged(tmp_path: Path) -> 
     child.stdin.flush()
     acknowledged = 0
     while acknowledged < 55:  # mid deal 2, with more writes queued behind
-        acknowledged = int(child.stdout.readline())
+        line = child.stdout.readline()
+        assert line, "the writer died before it was killed"
+        acknowledged = int(line)
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=10)
     child.stdin.close()
