@@ -71,6 +71,7 @@ class Store:
         self.path = Path(path)
         self._listeners: list[Listener] = []
         self._cache: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._logs: dict[str, list[StoredEvent]] = {}  # rows never change: read each one once
         self._cache_lock = threading.Lock()
         self._migrate()
 
@@ -136,9 +137,19 @@ class Store:
         """The table's whole log in order, undone events and undos included."""
         conn = self._connect()
         try:
-            return _read(conn, check_table_id(table_id))
+            return self._read(conn, check_table_id(table_id))
         finally:
             conn.close()
+
+    def _read(self, conn: sqlite3.Connection, table_id: str) -> list[StoredEvent]:
+        with self._cache_lock:
+            known = list(self._logs.get(table_id, ()))
+        after = known[-1].seq if known else 0
+        log = known + _read(conn, table_id, after=after)
+        with self._cache_lock:
+            if len(log) > len(self._logs.get(table_id, ())):
+                self._logs[table_id] = log
+        return log
 
     def folded(self, table_id: str) -> Folded:
         return fold(self.events(table_id))
@@ -157,7 +168,7 @@ class Store:
             cached = self._cached(table_id, seq)
             if cached is not None:
                 return cached
-            log = _read(conn, table_id)
+            log = self._read(conn, table_id)
             conn.execute("COMMIT")
         finally:
             conn.close()
@@ -212,7 +223,7 @@ class Store:
         try:
             conn.execute("BEGIN IMMEDIATE")  # no other writer between the check and the insert
             try:
-                log = _read(conn, table_id)
+                log = self._read(conn, table_id)
                 last = log[-1].seq if log else 0
                 if expect is not None and expect != last:
                     raise ConflictError(
@@ -259,9 +270,10 @@ def _last_seq(conn: sqlite3.Connection, table_id: str) -> int:
     return int(row[0] or 0)
 
 
-def _read(conn: sqlite3.Connection, table_id: str) -> list[StoredEvent]:
+def _read(conn: sqlite3.Connection, table_id: str, *, after: int = 0) -> list[StoredEvent]:
     rows = conn.execute(
-        "SELECT seq, kind, data, at FROM events WHERE table_id = ? ORDER BY seq", (table_id,)
+        "SELECT seq, kind, data, at FROM events WHERE table_id = ? AND seq > ? ORDER BY seq",
+        (table_id, after),
     ).fetchall()
     return [
         StoredEvent(table_id, seq, datetime.fromisoformat(at), event_from_json(kind, json.loads(data)))

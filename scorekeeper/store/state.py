@@ -53,7 +53,7 @@ def build_state(table_id: str, seq: int, folded: Folded) -> dict[str, Any]:
 
 def _summary(number: int, record: dict[str, Any]) -> dict[str, Any]:
     try:
-        result = replay(record)
+        result = _replay_text(json.dumps(record, sort_keys=True))  # read only: no copy needed
     except ScorekeeperError as error:  # an old match the engine now reads differently: say so, go on
         return {"match": number, "score": None, "winner": None, "deals": len(record["deals"]), "error": str(error)}
     return {"match": number, "score": result["score"], "winner": result["winner"], "deals": len(result["deals"])}
