@@ -592,16 +592,18 @@ class FacePack:
             )
         boxes: dict[str, tuple[Box, ...]] = {}
         sizes: dict[str, tuple[int, int]] = {}
-        decoded = {}
+        blobs = {}
         for label, file in files.items():
-            decoded[label] = _read_face(file)
-            boxes[label] = locate_indices(*decoded[label])
-            sizes[label] = (decoded[label][0].shape[1], decoded[label][0].shape[0])
+            image, mask = _read_face(file)
+            blobs[label] = _corner_blobs(image, mask)
+            sizes[label] = (image.shape[1], image.shape[0])
+            boxes[label] = _boxes_from_blobs(blobs[label], image.shape, None)
         # Second pass: the corner ink inside the pack's typical index box, robust to court art.
         reference = pack_reference(boxes)
         if reference is not None:
-            for label, (image, mask) in decoded.items():
-                boxes[label] = locate_indices(image, mask, reference)
+            for label, corner_blobs in blobs.items():
+                w, h = sizes[label]
+                boxes[label] = _boxes_from_blobs(corner_blobs, (h, w), reference)
         back = FaceStyle.random(np.random.default_rng([back_seed, len(path.name)]))
         return cls(path, files, boxes, sizes, back)
 
@@ -671,18 +673,29 @@ def locate_indices(image: np.ndarray, mask: np.ndarray,
     blob nearest the top-left corner and the index grows downwards over blobs stacked under it (the
     suit pip). With ``reference`` (the pack's typical top-left index box, measured on its number
     cards) the index is the ink inside that box, which copes with court art crowding the corner;
-    when that ink does not fill the box's height the reference box itself is used.
+    when that ink does not fill the box's height, the corner blobs or the reference box are used.
     The bottom-right index is found the same way on the face turned upside down.
     """
+    return _boxes_from_blobs(_corner_blobs(image, mask), image.shape, reference)
+
+
+def _corner_blobs(image: np.ndarray, mask: np.ndarray) -> tuple[list[Box], list[Box]]:
+    """Ink blobs of the top-left corner, and of the bottom-right one seen upside down."""
     h, w = image.shape[:2]
+    wx, wy = int(w * 0.32), int(h * 0.45)
+    tl = _ink_blobs(image[:wy, :wx], mask[:wy, :wx], w, h)
+    br = _ink_blobs(image[h - wy:, w - wx:][::-1, ::-1], mask[h - wy:, w - wx:][::-1, ::-1], w, h)
+    return tl, br
+
+
+def _boxes_from_blobs(blobs: tuple[list[Box], list[Box]], shape: tuple[int, ...],
+                      reference: Box | None) -> tuple[Box, ...]:
+    h, w = shape[:2]
     boxes: list[Box] = []
-    for flipped in (False, True):
-        img = image[::-1, ::-1] if flipped else image
-        msk = mask[::-1, ::-1] if flipped else mask
-        blobs = _ink_blobs(np.ascontiguousarray(img), np.ascontiguousarray(msk))
-        box = _grow_from_corner(blobs)
+    for flipped, corner in zip((False, True), blobs, strict=True):
+        box = _grow_from_corner(corner)
         if reference is not None:
-            box = _ink_in(blobs, reference, box)
+            box = _ink_in(corner, reference, box)
         if box is None:
             continue
         x1, y1, x2, y2 = box
@@ -701,20 +714,20 @@ def pack_reference(boxes: dict[str, tuple[Box, ...]]) -> Box | None:
         return None
     x1, y1, _, y2 = np.median(good, axis=0)
     x2 = np.percentile(good[:, 2], 90)
-    return (int(x1), int(y1), int(round(x2)), int(y2))
+    return (int(x1), int(y1), round(x2), int(y2))
 
 
-def _ink_blobs(image: np.ndarray, mask: np.ndarray) -> list[Box]:
-    h, w = image.shape[:2]
-    wx, wy = int(w * 0.32), int(h * 0.45)
-    win = image[:wy, :wx].astype(np.int16)
-    inside = cv2.erode(mask[:wy, :wx], np.ones((3, 3), np.uint8), iterations=max(2, w // 60)) > 128
+def _ink_blobs(window: np.ndarray, window_mask: np.ndarray, w: int, h: int) -> list[Box]:
+    """Ink blobs (boxes) in a corner ``window`` of a ``w`` x ``h`` face, corner at (0, 0)."""
+    wy, wx = window.shape[:2]
+    inside = cv2.erode(window_mask, np.ones((3, 3), np.uint8), iterations=max(2, w // 60)) > 128
     # Photographed cards have dark rims right at the edge: keep off the outermost pixels.
     inside[: max(2, h // 100), :] = False
     inside[:, : max(2, w // 100)] = False
     if inside.sum() < 100:
         return []
-    paper = np.median(win[inside], axis=0)
+    win = window.astype(np.int16)
+    paper = np.median(win[inside][::7], axis=0)
     ink = (np.abs(win - paper).max(axis=2) > 70) & inside
     count, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
     min_area = max(6, int(w * h * 0.00004))

@@ -73,7 +73,7 @@ def render_table(width: int, height: int, rng: np.random.Generator,
         if planks:
             v = -xs * np.sin(angle) + ys * np.cos(angle)
             plank_w = rng.uniform(60, 200)
-            seam = (np.abs((v % plank_w)) < 2).astype(np.float32)
+            seam = (np.abs(v % plank_w) < 2).astype(np.float32)
             field = field * (1 - 0.35 * seam)
         out = _shade(base, field)
     elif kind == "formica":
