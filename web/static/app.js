@@ -104,7 +104,8 @@
       const turn = d && d.table.to_play === seat;
       const leads = trick && trick.leader === seat && !faded;
       html += `<div class="seat ${pos[seat]} ${TEAM(seat)}${turn ? " turn" : ""}" data-seat="${seat}">` +
-        `<span class="who">${esc(seatName(seat))}${leads ? ` · ${esc(W.leads)}` : ""}${turn ? ` · ${esc(W.to_play)}` : ""}</span>` +
+        `<span class="who">${esc(seatName(seat))}</span>` +
+        (turn || leads ? `<span class="tag">${esc(turn ? W.to_play : W.leads)}</span>` : "") +
         `<span class="slot">${slots[seat] || ""}</span></div>`;
     }
     html += `<div class="center${d && red(d.trump) ? " red" : ""}">${d ? SUIT[d.trump] : ""}</div>`;
@@ -224,6 +225,7 @@
       headers: { "Content-Type": "application/json", "X-Scorekeeper-Pin": $("pin").value.trim() },
       body: JSON.stringify(body || {}),
     }).then((r) => r.json().then((data) => {
+      if (r.status === 401) throw new Error(W.pin_wrong);
       if (!r.ok) throw new Error(data.error || r.statusText);
       msg.textContent = W.saved;
       msg.className = "msg ok";
