@@ -54,6 +54,20 @@ def qr_text(url: str) -> str:
     return out.getvalue().rstrip("\n")
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """Bind here, so a busy port is our one-line error and not werkzeug's exit(1) with advice."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # restart at once after Ctrl-C
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 def run(args: argparse.Namespace) -> int:
     import logging
 
@@ -67,13 +81,15 @@ def run(args: argparse.Namespace) -> int:
     database = args.db or str(default_db_path())
     app = create_app({"DATABASE": database, "PIN": pin, "DEFAULT_TABLE": table})
     try:
-        server = make_server(args.host, args.port, app, threaded=True)
+        listener = listen(args.host, args.port)
     except OSError as error:
         print(f"scorekeeper serve: cannot listen on {args.host}:{args.port}: {error.strerror}", file=sys.stderr)
         return 2
+    with listener:  # werkzeug works on a duplicate of this socket
+        server = make_server(args.host, args.port, app, threaded=True, fd=listener.fileno())
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # not a line per poll of every phone
     host = lan_address() if args.host in ("0.0.0.0", "::") else args.host
-    url = f"http://{host}:{server.server_port}/"
+    url = f"http://{host}:{server.port}/"
     print(f"Score page: {url}  (open it on a phone on the same network)")
     if not args.no_qr:
         print(qr_text(url))
