@@ -25,12 +25,12 @@ _OUTWARD: dict[str, tuple[float, float]] = {
     "left": (-1.0, 0.0),
 }
 
-CARD_ASPECT = 0.68
-"""Width over height of a Portuguese deck card (about 60 x 88 mm)."""
+CARD_ASPECT = 400 / 560
+"""Width over height: a Portuguese deck card (63 x 88 mm), and the procedural faces."""
 
 INDEX_REGIONS: tuple[tuple[float, float, float, float], ...] = (
-    (0.03, 0.025, 0.21, 0.25),
-    (0.79, 0.75, 0.97, 0.975),
+    (0.04, 0.04, 0.25, 0.29),
+    (0.75, 0.71, 0.96, 0.96),
 )
 """The two printed corner indices (rank over suit pip), as fractions of the card (x1, y1, x2, y2).
 
