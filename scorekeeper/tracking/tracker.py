@@ -93,8 +93,9 @@ class Thresholds:
     it checks fewer seats."""
 
     weak_sightings: int = 2
-    """Sightings that make a card, covered by the next one before it settled, a weak play. Raising it
-    refuses more two-frame misreads; it loses more cards hidden quickly."""
+    """Sightings (the last two at one spot) that make a card, covered by the next one before it
+    settled, a weak play. Raising it refuses more two-frame misreads; it loses more cards hidden
+    quickly."""
 
     same_spot: float = 0.5
     """Box overlap (intersection over union) at which two cards are read at one spot, at about the
@@ -344,22 +345,23 @@ class Tracker:
         """A card read at this spot and seen more since this one appeared: this is its misread.
 
         A misread names the card under the reader's box wrongly: the same box, in frames where
-        the real card is not read. Two cards read in one frame are two cards.
+        the real card is not read, and the real card is still read there. Two cards mostly read
+        in the same frames are two cards; a card no longer read where a new one lies is covered.
         """
         run = track.inside
         assert run is not None
-        # Count the other card's sightings from a little before this one appeared: a card whose
-        # misread comes while it is hidden or dropped has been seen there just before.
-        since = run.start_frame - self._settle
+        # Count the other card's sightings from well before this one appeared: a card lying there
+        # for long has been seen there more than a misread that keeps coming back.
+        since = run.start_frame - self._forget
         for other in self._tracks.values():
             o = other.inside
-            if (other is track or o is None or o.last_frame < since
+            if (other is track or o is None or o.last_frame < run.last_frame - self._settle
                     or o.seen_since(since) <= run.seen):
                 continue
             # Compare boxes read at about the same time: a card's box moves when a hand uncovers
             # its other corner.
             frames, boxes = o.between(since, run.last_frame + self._forget)
-            if set(frames) & set(run.frames):
+            if 2 * len(set(frames) & set(run.frames)) >= run.seen:
                 continue
             if any(_iou(a, b) >= self.thresholds.same_spot for a in boxes for b in set(run.boxes)):
                 return other
@@ -427,8 +429,7 @@ class Tracker:
             if track.card in state.deal.played:
                 continue
             earlier = [t for t in pending if t not in ready and _landed(t) < _landed(track)
-                       and t.card not in state.deal.played and t.inside is not None
-                       and t.inside.seen >= self.thresholds.weak_sightings]
+                       and t.card not in state.deal.played and self._lay_there(t)]
             if any(frame - _last_seen(t, frame) < self._settle for t in earlier):
                 return events
             for weak in sorted(earlier, key=_landed):
@@ -439,6 +440,16 @@ class Tracker:
             if len(state.trick) == CARDS_PER_TRICK:
                 return events
         return events
+
+    def _lay_there(self, track: _Track) -> bool:
+        """Seen ``weak_sightings`` times, the last two at one spot: a card that landed, not a
+        misread of a card in motion."""
+        run = track.inside
+        return (
+            run is not None
+            and run.seen >= max(2, self.thresholds.weak_sightings)
+            and _iou(run.boxes[-2], run.boxes[-1]) >= self.thresholds.same_spot
+        )
 
     def _pending(self, track: _Track, played: set[Card], frame: int) -> bool:
         """In the play area now, not played, not refused, not a rival's misread twin."""
