@@ -139,6 +139,18 @@ def test_writes_without_the_right_pin_change_nothing(
     assert state(client) == before
 
 
+def test_guessing_the_pin_locks_out_the_guesser_only(client: FlaskClient) -> None:
+    stranger = {"REMOTE_ADDR": "10.0.0.9"}
+    for guess in range(5):
+        wrong = client.post("/api/undo", json={}, headers={"X-Scorekeeper-Pin": f"{guess:04d}"}, environ_base=stranger)
+        assert wrong.status_code == 401
+    locked = client.post("/api/deal", json={"turned": "AH"}, headers=AUTH, environ_base=stranger)
+    assert locked.status_code == 429 and "too many wrong PINs" in locked.get_json()["error"]
+    assert int(locked.headers["Retry-After"]) > 0
+    assert post(client, "/api/deal", {"turned": "AH"}).status_code == 200, "the table's phone still writes"
+    assert state(client)["seq"] == 1
+
+
 def test_no_pin_configured_means_no_writes(tmp_path: Path) -> None:
     client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "x.db")}).test_client()
     response = client.post("/api/deal", json={"turned": "AH"}, headers={"X-Scorekeeper-Pin": "None"})

@@ -2,8 +2,9 @@
 
 ``create_app(test_config=None)`` builds the app; config keys: ``DATABASE`` (the store's file),
 ``PIN`` (the table PIN for writes; no PIN, no writes), ``DEFAULT_TABLE`` (the table ``/`` shows),
-``WATCH_INTERVAL`` (seconds between checks for another process's writes) and ``HEARTBEAT`` (seconds
-between keep-alive pings on idle event streams). Without ``test_config`` they can also come from the
+``WATCH_INTERVAL`` (seconds between checks for another process's writes), ``HEARTBEAT`` (seconds
+between keep-alive pings on idle event streams), ``PIN_TRIES`` and ``PIN_LOCKOUT`` (wrong PINs an
+address may send before it must wait that many seconds). Without ``test_config`` they can also come from the
 environment as ``SCOREKEEPER_<KEY>``.
 """
 
@@ -33,6 +34,8 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         DEFAULT_TABLE=DEFAULT_TABLE,
         WATCH_INTERVAL=0.1,
         HEARTBEAT=15.0,
+        PIN_TRIES=5,
+        PIN_LOCKOUT=60.0,
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=1 << 20,
         SEND_FILE_MAX_AGE_DEFAULT=300,
