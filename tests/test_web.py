@@ -92,6 +92,13 @@ def test_a_bad_table_name_is_not_found(client: FlaskClient) -> None:
     assert response.status_code == 400 and "table id" in response.get_json()["error"]
 
 
+def test_the_tables_overview_lists_each_table_with_its_score(client: FlaskClient) -> None:
+    assert post(client, "/t/mesa-2/api/deal", {"turned": "7S"}).status_code == 200
+    started(client)
+    page = client.get("/t/?lang=en").get_data(as_text=True)
+    assert "Tables" in page and 'href="/t/mesa-2?lang=en"' in page and 'href="/t/mesa?lang=en"' in page
+
+
 # -- reads -------------------------------------------------------------------------------------
 
 

@@ -29,6 +29,21 @@ def script_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
 
 
+def language() -> str:
+    lang = request.args.get("lang", "pt")
+    return lang if lang in LANGUAGES else "pt"
+
+
+@bp.get("/t/")
+def tables() -> Any:
+    """Every table in the file (a tournament), with its score: the organiser's overview."""
+    lang = language()
+    store = get_store()
+    rows = [store.state(table) for table in store.tables()]
+    words = translations(str(current_app.static_folder))[lang]
+    return render_template("tables.html", tables=rows, words=words, lang=lang)
+
+
 @bp.get("/", defaults={"table": None})
 @bp.get("/t/<table>")
 def show(table: str | None) -> Any:
@@ -36,9 +51,7 @@ def show(table: str | None) -> Any:
         tid = check_table_id(table or current_app.config["DEFAULT_TABLE"])
     except ScorekeeperError:
         abort(404)
-    lang = request.args.get("lang", "pt")
-    if lang not in LANGUAGES:
-        lang = "pt"
+    lang = language()
     words = translations(str(current_app.static_folder))
     state = get_store().state(tid)
     base = "" if table is None else f"/t/{tid}"
