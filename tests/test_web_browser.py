@@ -102,6 +102,10 @@ def test_the_page_shows_the_score_and_follows_a_write_live(server: tuple[str, St
     assert "Renúncia" in alert and f"Vaza {revoke['trick']}" in alert and f"Jogador {revoke['seat'] + 1}" in alert
     assert delay < 1.0, f"the update took {delay:.2f} s to reach the page"
 
+    # Tapping a card of a vaza fills the correction form with its play number.
+    page.click("#vazas [data-play='3']")
+    assert page.input_value("#play-no") == "3" and page.locator("#controls[open]").count() == 1
+
     page.click("text=EN")
     page.wait_for_selector("text=Vazas of the deal")
     assert page.inner_text("#score-nos") == str(expected["score"]["nos"])
@@ -116,6 +120,26 @@ def test_without_event_streams_the_page_polls(server: tuple[str, Store], page: A
     store.append("velha", DealStarted(dealer=0, turned=turned), CardPlayed(plays[0]))
     page.wait_for_selector("#mesa .slot .c", timeout=2500)
     assert page.inner_text("#pts-nos") == "0"
+
+
+def test_the_table_corrects_a_card_from_the_phone(server: tuple[str, Store], page: Any) -> None:
+    base, store = server
+    turned, plays = legal_deal(25)
+    store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays[:6]))
+    page.goto(base + "/")
+    page.wait_for_selector("#conn.live", timeout=5000)
+    page.click("#mesa [data-play='6']")
+    replacement = next(card for card in plays[6:] if card != turned)
+    page.fill("#fix-card", replacement)
+    page.fill("#pin", "0000")
+    page.click("#controls button[data-action='correct']")
+    page.wait_for_selector("#control-msg.err")
+    assert "PIN" in page.inner_text("#control-msg")
+    page.fill("#pin", PIN)
+    page.click("#controls button[data-action='correct']")
+    page.wait_for_selector("#control-msg.ok")
+    assert store.record("mesa")["deals"][0]["plays"][5] == replacement
+    assert page.evaluate("document.body.dataset.seq") == "8", "the page shows the corrected state"
 
 
 def test_phone_screenshot(server: tuple[str, Store], page: Any) -> None:

@@ -94,9 +94,10 @@
       if (d.table.cards.length) trick = { leader: d.table.leader, cards: d.table.cards, winner: null };
       else if (d.tricks.length) { trick = d.tricks[d.tricks.length - 1]; faded = true; caption = W.last_vaza; }
     }
+    const first = d ? (d.tricks.length - (faded ? 1 : 0)) * 4 : 0;  // plays before this vaza
     if (trick) trick.cards.forEach((c, i) => {
       const seat = (trick.leader + i) % 4;
-      slots[seat] = card(c, seat === trick.winner ? "win" : "");
+      slots[seat] = `<span data-play="${first + i + 1}">${card(c, seat === trick.winner ? "win" : "")}</span>`;
     });
     const pos = { 2: "top", 3: "left", 1: "right", 0: "bottom" };
     let html = "";
@@ -122,7 +123,8 @@
     $("vazas").innerHTML = d.tricks.map((t, n) => {
       const cards = t.cards.map((c, i) => {
         const seat = (t.leader + i) % 4;
-        return `<span class="played ${TEAM(seat)}" title="${esc(seatName(seat))}">${card(c, seat === t.winner ? "win" : "")}<small>${seat + 1}</small></span>`;
+        return `<span class="played ${TEAM(seat)}" title="${esc(seatName(seat))}" data-play="${n * 4 + i + 1}">` +
+          `${card(c, seat === t.winner ? "win" : "")}<small>${seat + 1}</small></span>`;
       }).join("");
       return `<li value="${n + 1}"><span class="cards">${cards}</span>` +
         `<span class="took ${TEAM(t.winner)}">${esc(W[TEAM(t.winner)])} <b>${t.points}</b></span></li>`;
@@ -237,9 +239,17 @@
     play: () => send("plays", { card: $("card-in").value }),
     correct: () => send("correct", { play: Number($("play-no").value), card: $("fix-card").value }),
     deal: () => send("deal", { dealer: Number($("dealer-in").value), turned: $("turned-in").value }),
+    turned: () => send("correct", { turned: $("turned-in").value }),
     match: () => send("match", {}),
   };
   document.addEventListener("click", (e) => {
+    const played = e.target.closest("[data-play]");
+    if (played) {  // tap a card to correct it
+      $("play-no").value = played.dataset.play;
+      $("controls").open = true;
+      $("fix-card").focus();
+      return;
+    }
     const b = e.target.closest("button");
     if (!b) return;
     if (b.dataset.action) actions[b.dataset.action]();
