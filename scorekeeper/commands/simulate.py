@@ -31,7 +31,18 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--pace", type=float, default=1.0, help="slower (>1) or faster (<1) players")
     parser.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
     parser.add_argument("--faces", help="folder of 40 face images (Ah.png ... 2c.png) instead of procedural faces")
-    parser.add_argument("--clean", action="store_true", help="a perfect camera: no shake, light changes, blur or noise")
+    parser.add_argument(
+        "--table",
+        help="table top: wood, formica, felt, cloth, gingham, stripes, dots, marble or plain "
+        "(default: random)",
+    )
+    parser.add_argument(
+        "--camera",
+        choices=("full", "mild", "none"),
+        default="full",
+        help="full: shake, light, blur, noise, JPEG (default); mild: no noise or JPEG (5x smaller "
+        "files); none: a still, clean camera",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -54,13 +65,15 @@ def run(args: argparse.Namespace) -> int:
         fps=args.fps,
         pace=args.pace,
         size=size,
-        camera=not args.clean,
+        camera=args.camera,
     )
     total = simulation.timeline.frames
     from tqdm import tqdm
 
     with tqdm(total=total, unit="frame", desc="simulate", file=sys.stderr) as bar:
-        figures = write_clip(args.out, simulation, faces=args.faces, progress=bar.update)
+        figures = write_clip(
+            args.out, simulation, faces=args.faces, table=args.table, progress=bar.update
+        )
     truth = simulation.truth
     score = truth["score"]
     print(

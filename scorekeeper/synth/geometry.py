@@ -15,6 +15,9 @@ import numpy as np
 
 from scorekeeper.synth.plan import SimulationError
 
+TURNED_LATERAL = 0.9
+"""How far, in card widths, the turned card may lie to either side of the dealer's centre line."""
+
 SIDES: tuple[str, ...] = ("bottom", "right", "top", "left")
 """Counter-clockwise on the image (as seen from above): the Portuguese order of play."""
 
@@ -29,13 +32,23 @@ CARD_ASPECT = 400 / 560
 """Width over height: a Portuguese deck card (63 x 88 mm), and the procedural faces."""
 
 INDEX_REGIONS: tuple[tuple[float, float, float, float], ...] = (
-    (0.04, 0.04, 0.25, 0.29),
-    (0.75, 0.71, 0.96, 0.96),
+    (0.055, 0.036, 0.19, 0.23),
+    (0.81, 0.77, 0.945, 0.964),
 )
 """The two printed corner indices (rank over suit pip), as fractions of the card (x1, y1, x2, y2).
 
-The ground-truth detections box these; the face renderer's own boxes vary a little by style.
+The ground-truth detections box these. Measured on procedural faces drawn with
+:data:`INDEX_STYLE` (12 random styles, every fourth card: the ink stays inside these boxes within
+a few hundredths), which is how the simulator's renderer draws its faces; ~27-31 px tall here.
 """
+
+INDEX_STYLE: dict[str, object] = {
+    "index_height": 0.1,
+    "pip_ratio": 0.7,
+    "margin": (0.045, 0.03),
+    "four_indices": False,
+}
+"""Face style fields the simulator pins so its faces print the indices where the truth says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +176,7 @@ class TableLayout:
     @property
     def land_distance(self) -> tuple[float, float]:
         """Range of how far from the centre a played card lands, toward its player."""
-        return 0.18 * self.card_height, 0.36 * self.card_height
+        return 0.28 * self.card_height, 0.45 * self.card_height
 
     @property
     def play_half(self) -> float:
@@ -199,19 +212,31 @@ class TableLayout:
             "card_height_px": round(float(card), 1),
             "card_width_px": round(float(card * CARD_ASPECT), 1),
             "turned_card_spots": {
-                str(seat): _box(
-                    apply_homography(
-                        camera,
-                        card_corners(
-                            self.spot(seat, self.turned_distance(seat)),
-                            self.card_width,
-                            self.card_height,
-                        ),
-                    )
-                )
+                str(seat): _box(apply_homography(camera, self.turned_zone(seat)))
                 for seat in range(4)
             },
         }
+
+    def turned_pose(self, seat: int, rng: random.Random) -> Pose:
+        """Where a dealer leaves the turned card: past the play area, to his left or right."""
+        h = self.card_height
+        return self.spot(
+            seat,
+            self.turned_distance(seat) + rng.uniform(-0.1, 0.05) * h,
+            rng.choice((-1.0, 1.0)) * rng.uniform(0.2, TURNED_LATERAL) * self.card_width,
+            rng.uniform(-0.3, 0.3),
+        )
+
+    def turned_zone(self, seat: int) -> np.ndarray:
+        """Corners of every card :meth:`turned_pose` can place (table pixels, 32 x 2)."""
+        h, d = self.card_height, self.turned_distance(seat)
+        corners = [
+            card_corners(self.spot(seat, d + along * h, side * TURNED_LATERAL * self.card_width, turn), self.card_width, h)
+            for along in (-0.1, 0.05)
+            for side in (-1.0, 1.0)
+            for turn in (-0.3, 0.3)
+        ]
+        return np.vstack(corners)
 
 
 def _box(points: np.ndarray) -> list[float]:

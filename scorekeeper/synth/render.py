@@ -7,14 +7,14 @@ the camera homography of the frame), so the pixels agree with the ground truth b
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
 
 from scorekeeper.synth.camera import FrameEffects
 from scorekeeper.synth.faces import Face, FacePack, FaceStyle, ProceduralPack
-from scorekeeper.synth.geometry import apply_homography, card_outline
+from scorekeeper.synth.geometry import INDEX_STYLE, apply_homography, card_outline
 from scorekeeper.synth.hands import hand_polygons
 from scorekeeper.synth.tables import render_table
 from scorekeeper.synth.timeline import HAND, STACK, Item, Scene, Timeline
@@ -24,6 +24,17 @@ MARGIN = 120
 
 _SKINS = ((150, 180, 225), (120, 160, 210), (95, 130, 185), (70, 100, 150), (165, 195, 235))
 _SLEEVES = ((40, 40, 40), (130, 60, 20), (30, 30, 140), (200, 200, 200), (60, 110, 60), (90, 70, 150))
+
+
+def simulator_style(rng: np.random.Generator) -> FaceStyle:
+    """A random deck whose corner indices sit where :data:`INDEX_REGIONS` says."""
+    style = FaceStyle.random(rng)
+    return replace(
+        style,
+        corner_radius=min(style.corner_radius, 20),
+        border_inset=min(style.border_inset, 6),
+        **INDEX_STYLE,  # type: ignore[arg-type]
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,14 +51,21 @@ class Renderer:
     """Draws the frames of one timeline with one deck and one table top."""
 
     def __init__(
-        self, timeline: Timeline, rng: np.random.Generator, pack: ProceduralPack | FacePack | None = None
+        self,
+        timeline: Timeline,
+        rng: np.random.Generator,
+        pack: ProceduralPack | FacePack | None = None,
+        *,
+        table: str | None = None,
     ) -> None:
         self.timeline = timeline
         layout = timeline.layout
         self.size = (layout.width, layout.height)
         self.card_w, self.card_h = layout.card_width, layout.card_height
-        self.pack = pack if pack is not None else ProceduralPack(FaceStyle.random(rng))
-        self.table = render_table(layout.width + 2 * MARGIN, layout.height + 2 * MARGIN, rng)
+        self.pack = pack if pack is not None else ProceduralPack(simulator_style(rng))
+        self.table = render_table(
+            layout.width + 2 * MARGIN, layout.height + 2 * MARGIN, rng, table
+        )
         self.shift = np.array([[1.0, 0, MARGIN], [0, 1.0, MARGIN], [0, 0, 1.0]])
         self.skins = [
             np.array(_SKINS[int(rng.integers(len(_SKINS)))], np.float32) for _ in range(4)

@@ -34,6 +34,10 @@ FOURCC = "mp4v"
 
 TRUTH_VERSION = 1
 
+CAMERAS = ("full", "mild", "none")
+"""``full``: shake, bumps, light, shadows, blur, sensor noise, JPEG; ``mild``: all but the noise
+and JPEG (5x smaller files); ``none``: a perfectly still, clean camera."""
+
 
 @dataclass(frozen=True, slots=True)
 class Simulation:
@@ -55,17 +59,19 @@ def simulate(
     fps: float = DEFAULT_FPS,
     pace: float = 1.0,
     size: tuple[int, int] = (1280, 720),
-    camera: bool = True,
+    camera: str = "full",
 ) -> Simulation:
     """Plan, stage and describe ``deals`` deals; nothing is rendered."""
+    if camera not in CAMERAS:
+        raise SimulationError(f"camera {camera!r} is not one of {', '.join(CAMERAS)}")
     if not 1 <= fps <= 60:
         raise SimulationError(f"--fps {fps:g} is not a webcam frame rate: use 10 to 30")
     if not 0.25 <= pace <= 4:
         raise SimulationError(f"--pace {pace:g} is out of range: use 0.25 (fast) to 4 (slow)")
     if deals > 100:
         raise SimulationError(f"--deals {deals} is more than a match needs: use 1 to 100")
-    rules = Rules()
-    plans = tuple(plan_match(_stream(seed, "plan"), deals=deals, rules=rules, revoke=revoke))
+    plans = tuple(plan_match(_stream(seed, "plan"), deals=deals, rules=Rules(), revoke=revoke))
+    rules = _rules_for(plans)
     layout = random_layout(
         _stream(seed, "layout"), width=size[0], height=size[1], clockwise=clockwise, seat0=seat0
     )
@@ -75,13 +81,24 @@ def simulate(
         _stream(seed, "motion"),
         fps=fps,
         pace=pace,
-        camera_rng=_stream(seed, "camera") if camera else None,
+        camera_rng=_stream(seed, "camera") if camera != "none" else None,
+        mild=camera == "mild",
     )
     record = {"rules": rules.to_json(), "deals": [plan.record_json() for plan in plans]}
     result = replay_record(record)
     truth = {
         "version": TRUTH_VERSION,
         "seed": seed,
+        "options": {
+            "deals": deals,
+            "revoke": revoke,
+            "clockwise": clockwise,
+            "seat0": seat0,
+            "fps": fps,
+            "pace": pace,
+            "size": list(size),
+            "camera": camera,
+        },
         "fps": fps,
         "frames": timeline.frames,
         "width": layout.width,
@@ -132,11 +149,16 @@ def write_clip(
     simulation: Simulation,
     *,
     faces: str | Path | None = None,
+    table: str | None = None,
     progress: Callable[[int], None] | None = None,
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """Render ``simulation`` to ``out`` (an .mp4) and its ground truth beside it (same name, .json).
 
-    Returns figures: frames, seconds, render fps, bytes.
+    ``faces``: a folder of 40 face images instead of procedural faces (their indices may sit
+    elsewhere than the truth's nominal index boxes); ``table``: a table kind (random otherwise).
+    ``limit`` stops after that many frames (tests); the truth still describes the whole timeline.
+    Returns figures: frames written, seconds, render fps, bytes.
     """
     import cv2
     import numpy as np
@@ -155,27 +177,55 @@ def write_clip(
         pack = FacePack.load(faces)
     timeline = simulation.timeline
     size = (timeline.layout.width, timeline.layout.height)
-    renderer = Renderer(timeline, np.random.default_rng([simulation.seed, 1]), pack)
+    renderer = Renderer(timeline, np.random.default_rng([simulation.seed, 1]), pack, table=table)
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*FOURCC), timeline.fps, size)
     if not writer.isOpened():
         raise SimulationError(f"OpenCV cannot write {str(path)!r} with the {FOURCC} codec")
     started = time.perf_counter()
+    written = 0
     try:
         for scene in timeline.scenes():
+            if limit is not None and written >= limit:
+                break
             writer.write(renderer.render(scene))
+            written += 1
             if progress is not None:
                 progress(1)
     finally:
         writer.release()
     elapsed = time.perf_counter() - started
-    truth = dict(simulation.truth, video=path.name, codec=FOURCC)
+    truth = dict(
+        simulation.truth,
+        video=path.name,
+        codec=FOURCC,
+        render={"faces": str(faces) if faces is not None else "procedural", "table": table or "random"},
+    )
     path.with_suffix(".json").write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
     return {
-        "frames": timeline.frames,
-        "seconds": round(timeline.frames / timeline.fps, 1),
-        "render_fps": round(timeline.frames / elapsed, 1) if elapsed > 0 else 0.0,
+        "frames": written,
+        "seconds": round(written / timeline.fps, 1),
+        "render_fps": round(written / elapsed, 1) if elapsed > 0 else 0.0,
         "bytes": path.stat().st_size,
     }
+
+
+def _rules_for(plans: tuple[DealPlan, ...]) -> Rules:
+    """The default rules, with the match target raised only if the deals outlast a match.
+
+    A record may not go on after the match is won, and a long simulation is one record.
+    """
+    rules = Rules()
+    if len(plans) < 2:
+        return rules
+    earlier = {
+        "rules": dict(rules.to_json(), target=10_000),
+        "deals": [plan.record_json() for plan in plans[:-1]],
+    }
+    score = replay_record(earlier)["score"]
+    reached = max(int(score["nos"]), int(score["eles"]))
+    if reached < rules.target:
+        return rules
+    return Rules.from_json(dict(rules.to_json(), target=reached + 1))
 
 
 def _stream(seed: int, purpose: str) -> random.Random:

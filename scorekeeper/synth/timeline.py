@@ -17,7 +17,7 @@ import numpy as np
 
 from scorekeeper.rules import Card
 from scorekeeper.synth.camera import CameraPlan, FrameEffects
-from scorekeeper.synth.geometry import Pose, TableLayout
+from scorekeeper.synth.geometry import Pose, TableLayout, apply_homography, card_corners
 from scorekeeper.synth.plan import DealPlan
 
 CARD, STACK, HAND = "card", "stack", "hand"
@@ -321,30 +321,31 @@ def build_timeline(
     fps: float,
     pace: float = 1.0,
     camera_rng: random.Random | None = None,
+    mild: bool = False,
 ) -> Timeline:
     """Stage ``plans`` on ``layout``: every card, hand and event, frame by frame.
 
     ``camera_rng`` draws the shake, light and blur (a separate source, so turning them off does
     not change the plays or the motion); without it the camera is perfectly still and clean.
+    ``mild`` keeps the shake, light and blur but drops sensor noise and JPEG artefacts.
     """
     director = _Director(rng, layout, fps, pace)
     director.wait(0.5, 0.8)
     for number, plan in enumerate(plans):
         _stage_deal(director, plan, number)
     director.wait(0.6, 1.0)
+    camera = (
+        CameraPlan.random(camera_rng, frames=director.now, fps=fps, size=(layout.width, layout.height))
+        if camera_rng is not None
+        else CameraPlan.still(director.now)
+    )
     return Timeline(
         layout=layout,
         fps=fps,
         tracks=director.tracks,
         events=director.events,
         frames=director.now,
-        camera=(
-            CameraPlan.random(
-                camera_rng, frames=director.now, fps=fps, size=(layout.width, layout.height)
-            )
-            if camera_rng is not None
-            else CameraPlan.still(director.now)
-        ),
+        camera=camera.mild() if mild else camera,
     )
 
 
@@ -352,14 +353,11 @@ def _stage_deal(d: _Director, plan: DealPlan, number: int) -> None:
     layout, rng = d.layout, d.rng
     h = layout.card_height
     dealer = plan.dealer
-    # Turned card to one side of the dealer, won tricks piled to the other side of each player.
-    turned_side = rng.choice((-1.0, 1.0))
-    turned_pose = layout.spot(
-        dealer,
-        layout.turned_distance(dealer) + rng.uniform(-0.1, 0.05) * h,
-        turned_side * rng.uniform(0.2, 0.9) * layout.card_width,
-        rng.uniform(-0.3, 0.3),
-    )
+    turned_pose = layout.turned_pose(dealer, rng)
+    # Won tricks piled on the other side of each player from the turned card.
+    cx, cy = layout.center
+    ox, oy = layout.outward(dealer)
+    turned_side = 1.0 if (turned_pose.x - cx) * oy - (turned_pose.y - cy) * ox > 0 else -1.0
     turned = d.add(Track(kind=CARD, keys=[], end=0, z=d.z(), card=plan.turned, seat=dealer))
     settled = d.slide_in(dealer, turned, turned_pose, None)
     d.events.append(
@@ -371,6 +369,7 @@ def _stage_deal(d: _Director, plan: DealPlan, number: int) -> None:
             "turned": plan.turned.notation,
             "trump": plan.turned.suit.value,
             "side": layout.sides[dealer],
+            "box": _frame_box(layout, turned_pose),
         }
     )
     d.wait(0.6, 1.2)
@@ -434,6 +433,15 @@ def _stage_deal(d: _Director, plan: DealPlan, number: int) -> None:
         }
     )
     _clear_table(d, stacks, (dealer + 1) % 4)
+
+
+def _frame_box(layout: TableLayout, pose: Pose) -> list[float]:
+    """A resting card's box in frame pixels, the camera at rest."""
+    corners = apply_homography(
+        layout.camera_matrix, card_corners(pose, layout.card_width, layout.card_height)
+    )
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    return [round(float(v), 1) for v in (low[0], low[1], high[0], high[1])]
 
 
 def _gather(

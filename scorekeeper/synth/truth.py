@@ -62,22 +62,19 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
     per_frame: list[list[tuple[int, CardDetection]]] = [[] for _ in range(timeline.frames)]
     tracks = timeline.tracks
     shapes = _Shapes(tracks, card_w, card_h)
-    by_start = sorted(range(len(tracks)), key=lambda i: tracks[i].start)
+    starts = np.array([t.start for t in tracks])
+    ends = np.array([t.end for t in tracks])
+    depth = np.array([t.z for t in tracks])
     for index, track in enumerate(tracks):
         if track.kind != CARD or not track.face_up or track.end <= track.start:
             continue
         start, end = track.start, track.end
         points = place(track.path(), samples)  # F x S x 2
         covered = np.zeros(points.shape[:2], dtype=bool)
-        for other in by_start:
-            above = tracks[other]
-            if above.start >= end:
-                break
-            if above.z <= track.z or above.end <= start:
-                continue
-            lo, hi = max(start, above.start), min(end, above.end)
-            for polygon in shapes.get(other, lo, hi):
-                covered[lo - start : hi - start] |= _inside(points[lo - start : hi - start], polygon)
+        for other in np.flatnonzero((starts < end) & (ends > start) & (depth > track.z)):
+            lo, hi = max(start, int(starts[other])), min(end, int(ends[other]))
+            polygons, edges = shapes.get(int(other), lo, hi)
+            covered[lo - start : hi - start] |= _inside(points[lo - start : hi - start], polygons, edges)
         frame_points = apply_homography(cameras[start:end], points)
         in_frame = (
             (frame_points[..., 0] >= 0)
@@ -126,24 +123,37 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
 
 
 class _Shapes:
-    """Each track's covering polygons over its life (F x V x 2 each), built once."""
+    """Each track's covering polygons over its life, built once: F x P x V x 2, and their edges."""
 
     def __init__(self, tracks: list[Track], card_w: float, card_h: float) -> None:
         self.tracks = tracks
         self.card_h = card_h
         self.outline = card_outline(card_w, card_h)
-        self.cache: dict[int, list[np.ndarray]] = {}
+        self.cache: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
-    def get(self, index: int, lo: int, hi: int) -> list[np.ndarray]:
+    def get(self, index: int, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
         if index not in self.cache:
             track = self.tracks[index]
             if track.kind == HAND:
                 shapes = list(hand_shapes(track.path(), track.shoulder, self.card_h).values())
             else:
                 shapes = [place(track.path(), self.outline)]
-            self.cache[index] = [_clockwise(shape) for shape in shapes]
+            polygons = np.stack([_padded(_clockwise(shape)) for shape in shapes], axis=1)
+            self.cache[index] = (polygons, np.roll(polygons, -1, axis=2) - polygons)
         start = self.tracks[index].start
-        return [shape[lo - start : hi - start] for shape in self.cache[index]]
+        polygons, edges = self.cache[index]
+        return polygons[lo - start : hi - start], edges[lo - start : hi - start]
+
+
+_VERTICES = 8
+
+
+def _padded(shape: np.ndarray) -> np.ndarray:
+    """F x V x 2 to F x 8 x 2 by repeating the last vertex (a zero-length edge tests as inside)."""
+    missing = _VERTICES - shape.shape[1]
+    if missing <= 0:
+        return shape
+    return np.concatenate([shape, np.repeat(shape[:, -1:], missing, axis=1)], axis=1)
 
 
 def _clockwise(shape: np.ndarray) -> np.ndarray:
@@ -153,10 +163,9 @@ def _clockwise(shape: np.ndarray) -> np.ndarray:
     return shape if area > 0 else shape[:, ::-1]
 
 
-def _inside(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
-    """F x S: whether each point (F x S x 2) is inside the convex polygon of its frame (F x V x 2)."""
-    edge = np.roll(polygon, -1, axis=1) - polygon  # F x V x 2
-    dx = points[:, :, None, 0] - polygon[:, None, :, 0]
-    dy = points[:, :, None, 1] - polygon[:, None, :, 1]
-    cross = edge[:, None, :, 0] * dy - edge[:, None, :, 1] * dx
-    return (cross >= 0).all(axis=2)
+def _inside(points: np.ndarray, polygons: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """F x S: whether each point (F x S x 2) is inside any convex polygon of its frame (F x P x V x 2)."""
+    dx = points[:, :, None, None, 0] - polygons[:, None, :, :, 0]
+    dy = points[:, :, None, None, 1] - polygons[:, None, :, :, 1]
+    cross = edges[:, None, :, :, 0] * dy - edges[:, None, :, :, 1] * dx
+    return (cross >= 0).all(axis=3).any(axis=2)
