@@ -84,3 +84,32 @@ def test_a_deal_ended_by_a_penalized_revoke_lets_the_match_go_on():
     after = deal_with_nos_points(61) | {"dealer": 0}
     result = replay_record(record(deal_json(3, "2C", VOID_THEN_PROVEN), after, target=10))
     assert result["score"] == {"nos": 5, "eles": 0}
+
+
+def test_a_dismissed_renuncia_is_reported_but_not_penalized():
+    deal = deal_json(3, "2C", VOID_THEN_PROVEN) | {"dismissed": [{"trick": 1, "seat": 1}]}
+    result = replay_record(record(deal))
+    [revoke] = result["deals"][0]["revokes"]
+    assert revoke["dismissed"] is True
+    assert result["deals"][0]["riscos"] == {"nos": 0, "eles": 0} and result["score"] == {"nos": 0, "eles": 0}
+
+
+def test_dismissing_the_first_proven_renuncia_lets_the_next_one_count():
+    plays = "AS 5H KS QS  4D 6D 3H 7D  3D KD JD AD  2S 4S 5S 3S"
+    deal = deal_json(3, "2C", plays) | {"dismissed": [{"trick": 2, "seat": 2}]}
+    assert replay_record(record(deal))["deals"][0]["riscos"] == {"nos": 4, "eles": 0}
+
+
+def test_dismissed_survives_a_round_trip_through_the_record():
+    from scorekeeper.rules import parse_record
+
+    deal = deal_json(3, "2C", VOID_THEN_PROVEN) | {"dismissed": [{"trick": 1, "seat": 1}]}
+    assert parse_record(record(deal)).to_json()["deals"][0]["dismissed"] == [{"trick": 1, "seat": 1}]
+
+
+@pytest.mark.parametrize("bad", [[{"trick": 11, "seat": 1}], [{"trick": 1}], {"trick": 1, "seat": 1}])
+def test_a_malformed_dismissal_is_a_record_error(bad):
+    from scorekeeper.errors import RecordError
+
+    with pytest.raises(RecordError, match="deal 1: .*dismissed"):
+        replay_record(record(deal_json(3, "2C", VOID_THEN_PROVEN) | {"dismissed": bad}))

@@ -248,6 +248,20 @@ def test_renuncia_decisions_are_kept_and_can_be_undone(store: Store) -> None:
     assert store.state("mesa")["revokes"][0]["status"] == "dismissed"
 
 
+def test_a_dismissed_renuncia_no_longer_costs_four_riscos(store: Store) -> None:
+    turned, plays, revoke, _ = revoke_deal()
+    store.append("mesa", DealStarted(dealer=0, turned=turned))
+    play(store, plays)
+    penalized = store.state("mesa")["score"]
+    assert sorted(penalized.values()) == [0, 4]
+    key = {"deal": 1, "trick": revoke["trick"], "seat": revoke["seat"]}
+    store.append("mesa", RenunciaDismissed(**key))
+    assert store.state("mesa")["current"]["outcome"] in {"points", "capote", "tie"}
+    assert store.record("mesa")["deals"][0]["dismissed"] == [{"trick": revoke["trick"], "seat": revoke["seat"]}]
+    store.append("mesa", RenunciaConfirmed(**key))
+    assert store.state("mesa")["score"] == penalized
+
+
 def test_the_dealer_and_turned_card_can_be_corrected(store: Store) -> None:
     store.append("mesa", DealStarted(dealer=0, turned="2C"))
     store.append("mesa", DealCorrected(deal=1, dealer=2, turned="AH"))

@@ -32,13 +32,18 @@ class DealRecord:
     dealer: int
     turned: Card
     plays: tuple[Card, ...]
+    dismissed: frozenset[tuple[int, int]] = frozenset()
+    """(vaza, seat) of renúncias the table looked at and rejected: reported, never penalised."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "dealer": self.dealer,
             "trump": self.turned.notation,
             "plays": [card.notation for card in self.plays],
         }
+        if self.dismissed:
+            data["dismissed"] = [{"trick": t, "seat": s} for t, s in sorted(self.dismissed)]
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +63,7 @@ class DealReplay:
     deal: Deal
     bonus: int
     score_after: MatchScore
+    dismissed: frozenset[tuple[int, int]] = frozenset()
 
 
 def parse_record(data: Any) -> MatchRecord:
@@ -82,9 +88,9 @@ def _parse_deal(number: int, item: Any) -> DealRecord:
     where = f"deal {number}"
     if not isinstance(item, Mapping):
         raise RecordError(f"{where}: must be an object like {{\"dealer\": 0, \"trump\": \"AH\", \"plays\": []}}")
-    unknown = sorted(set(item) - {"dealer", "trump", "plays"})
+    unknown = sorted(set(item) - {"dealer", "trump", "plays", "dismissed"})
     if unknown:
-        raise RecordError(f"{where}: unknown key {unknown[0]!r}: a deal has dealer, trump and plays")
+        raise RecordError(f"{where}: unknown key {unknown[0]!r}: a deal has dealer, trump, plays and dismissed")
     dealer = item.get("dealer")
     if isinstance(dealer, bool) or dealer not in SEATS:
         raise RecordError(f"{where}: dealer {dealer!r} is not a seat: use 0, 1, 2 or 3")
@@ -99,7 +105,25 @@ def _parse_deal(number: int, item: Any) -> DealRecord:
     plays = tuple(
         _parse_card(text, f"{where}, play {index}") for index, text in enumerate(plays_data, start=1)
     )
-    return DealRecord(dealer=int(dealer), turned=turned, plays=plays)
+    dismissed = _parse_dismissed(item.get("dismissed", []), where)
+    return DealRecord(dealer=int(dealer), turned=turned, plays=plays, dismissed=dismissed)
+
+
+def _parse_dismissed(data: Any, where: str) -> frozenset[tuple[int, int]]:
+    example = '"dismissed": [{"trick": 2, "seat": 1}]'
+    if not isinstance(data, list):
+        raise RecordError(f"{where}: \"dismissed\" must be a list like {example}")
+    found = set()
+    for entry in data:
+        trick = entry.get("trick") if isinstance(entry, Mapping) else None
+        seat = entry.get("seat") if isinstance(entry, Mapping) else None
+        if (
+            isinstance(trick, bool) or not isinstance(trick, int) or not 1 <= trick <= TRICKS_PER_DEAL
+            or isinstance(seat, bool) or seat not in SEATS
+        ):
+            raise RecordError(f"{where}: dismissed renúncia {entry!r} must name a vaza 1-10 and a seat 0-3, like {example}")
+        found.add((trick, int(seat)))
+    return frozenset(found)
 
 
 def _parse_card(text: Any, where: str) -> Card:
@@ -119,7 +143,7 @@ def replay(record: MatchRecord) -> tuple[DealReplay, ...]:
                 f"deal {number}: the match was already won by {score.winner.label} "
                 f"({score.nos}-{score.eles}): start a new match"
             )
-        if replays and not _settled(replays[-1].deal):
+        if replays and not _settled(replays[-1]):
             previous = replays[-1]
             raise RecordError(
                 f"deal {number}: deal {previous.number} has only {previous.deal.play_count} plays "
@@ -132,13 +156,15 @@ def replay(record: MatchRecord) -> tuple[DealReplay, ...]:
             except ScorekeeperError as error:
                 raise RecordError(f"deal {number}, play {index} ({card}): {error}") from None
         bonus = score.bonus_for_next(record.rules)
-        score = score.after(deal_outcome(deal), record.rules)
-        replays.append(DealReplay(number=number, deal=deal, bonus=bonus, score_after=score))
+        score = score.after(deal_outcome(deal, dismissed=deal_record.dismissed), record.rules)
+        replays.append(
+            DealReplay(number=number, deal=deal, bonus=bonus, score_after=score, dismissed=deal_record.dismissed)
+        )
     return tuple(replays)
 
 
-def _settled(deal: Deal) -> bool:
-    return deal_outcome(deal).decided
+def _settled(item: DealReplay) -> bool:
+    return deal_outcome(item.deal, dismissed=item.dismissed).decided
 
 
 def replay_record(data: Any) -> dict[str, Any]:
@@ -157,7 +183,7 @@ def replay_record(data: Any) -> dict[str, Any]:
 
 def deal_json(item: DealReplay) -> dict[str, Any]:
     deal = item.deal
-    outcome = deal_outcome(deal)
+    outcome = deal_outcome(deal, dismissed=item.dismissed)
     tricks = []
     for trick in deal.tricks:
         tricks.append(
@@ -184,7 +210,12 @@ def deal_json(item: DealReplay) -> dict[str, Any]:
         "outcome": outcome.reason,
         "bonus": item.bonus,
         "revokes": [
-            dict(revoke.to_json(), team=team_of(revoke.seat).value) for revoke in deal.revokes
+            dict(
+                revoke.to_json(),
+                team=team_of(revoke.seat).value,
+                dismissed=(revoke.trick, revoke.seat) in item.dismissed,
+            )
+            for revoke in deal.revokes
         ],
     }
 

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from scorekeeper.rules.deal import POINTS_PER_DEAL, TRICKS_PER_DEAL, Deal
@@ -63,10 +63,12 @@ class DealOutcome:
         return score
 
 
-def deal_outcome(deal: Deal) -> DealOutcome:
+def deal_outcome(deal: Deal, *, dismissed: Collection[tuple[int, int]] = ()) -> DealOutcome:
+    """``dismissed``: (vaza, seat) of renúncias the table rejected, which are never penalised."""
     rules = deal.rules
-    if deal.revokes and rules.renuncia is RenunciaRule.PENALIZE:
-        first = deal.revokes[0]
+    upheld = [r for r in deal.revokes if (r.trick, r.seat) not in dismissed]
+    if upheld and rules.renuncia is RenunciaRule.PENALIZE:
+        first = upheld[0]
         return DealOutcome(first.team.opponents, RENUNCIA_RISCOS, True, False, "renuncia")
     if not deal.is_complete:
         return DealOutcome(None, 0, False, False, "in_progress")

@@ -123,9 +123,18 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
         if event.turned is not None:
             deal["trump"] = event.turned
     elif isinstance(event, RenunciaConfirmed | RenunciaDismissed):
-        _deal(deals, event.deal)
+        deal = _deal(deals, event.deal)
         status = "confirmed" if isinstance(event, RenunciaConfirmed) else "dismissed"
         match.decisions[(event.deal, event.trick, event.seat)] = status
+        # The engine scores from the record alone, so a dismissal must travel in it.
+        named = {"trick": event.trick, "seat": event.seat}
+        kept = [entry for entry in deal.get("dismissed", []) if entry != named]
+        if status == "dismissed":
+            kept.append(named)
+        if kept:
+            deal["dismissed"] = kept
+        else:
+            deal.pop("dismissed", None)
     elif isinstance(event, RulesChanged):
         match.record["rules"] = {**match.record.get("rules", {}), **event.rules}
     elif isinstance(event, MatchStarted):
