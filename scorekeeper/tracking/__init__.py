@@ -10,7 +10,8 @@ from scorekeeper.tracking.events import (
     Uncertain,
 )
 from scorekeeper.tracking.geometry import Side, TableGeometry
-from scorekeeper.tracking.tracker import Phase, Thresholds, Tracker
+from scorekeeper.tracking.thresholds import Thresholds
+from scorekeeper.tracking.tracker import Phase, Tracker
 
 __all__ = [
     "CardPlayed", "DealEnded", "DealStarted", "Event", "Phase", "RevokeFlagged", "Side",

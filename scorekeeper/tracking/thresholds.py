@@ -1,0 +1,70 @@
+"""The tracker's tuning knobs, in seconds and shares so they hold at any frame rate and image size."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Thresholds:
+    """The tracker's tuning knobs, each a trade-off between missing something and inventing it."""
+
+    settle_seconds: float = 0.25
+    """How long a card must lie still in the play area before it counts as played. Raising it keeps
+    out more ghosts, misreads and cards waved over the table; it delays every ``card_played`` and
+    leaves more cards to be caught only as weak reads when the next card covers them quickly."""
+
+    min_sightings: int = 3
+    """Frames in which a card must be seen during that time. Raising it needs more evidence against
+    misreads that repeat; with many dropped frames it slows plays down (a card seen in 2 of 4 frames
+    waits for a third)."""
+
+    min_presence: float = 0.25
+    """Share of the frames since a card landed in which it must be seen. Raising it refuses a
+    misread that comes back now and then at the same spot; it delays a card a hand covers right
+    after it lands, until the hand has gone."""
+
+    still_radius: float = 0.15
+    """How far (share of the image's shorter side) a card's box may move from one sighting to the
+    next and still be the same stretch of lying still. The reader's box is one corner index or
+    both, so a card lying still jumps by about half a card: keep it above that. Raising it
+    tolerates more jitter and slow nudges; lowering it better ignores a card still sliding or
+    waved over the table, at the cost of restarting the wait on jumpy boxes."""
+
+    clear_seconds: float = 0.8
+    """How long the four cards of a full trick must all be unseen before the trick is gathered. Raising
+    it survives longer hands over the pile; it delays ``trick_gathered`` (a new card is played only
+    after the old trick is gathered, so a quick lead waits too)."""
+
+    turned_seconds: float = 0.6
+    """How long a face-up card must lie still by one side, before any play, to be taken as the turned
+    card. Raising it ignores cards shown briefly; it delays the start of the deal."""
+
+    forget_seconds: float = 1.5
+    """Gap after which a card's still run is over and a new sighting starts a new one. Raising it
+    bridges longer occlusions; it risks joining a card's old spot to a new one."""
+
+    approach_seconds: float = 3.0
+    """How far back a sighting outside the play area still tells which side a card came from.
+    Raising it finds the side of slow plays; it risks taking a side from a stale or wrong read."""
+
+    side_margin: float = 0.35
+    """When a card is first seen already inside the play area, how far toward a side (0 centre, 1 edge)
+    it must lie for that side to count. Raising it avoids false seat disagreements on a crowded pile;
+    it checks fewer seats."""
+
+    weak_sightings: int = 2
+    """Sightings (the last two at one spot) that make a card, covered by the next one before it
+    settled, a weak play. Raising it refuses more two-frame misreads; it loses more cards hidden
+    quickly."""
+
+    same_spot: float = 0.5
+    """Box overlap (intersection over union) at which two cards are read at one spot, at about the
+    same time: the one seen less since the other appeared is a misread of it. Raising it lets more
+    misreads through; lowering it risks dismissing a real card dropped almost exactly on another
+    one. (A box merely inside another is no sign: a card's two-corner box spans the whole card, and
+    the next card lands on it.)"""
+
+    suspect_confidence: float = 0.6
+    """A proven renúncia resting on a read below this confidence is flagged as suspected. Raising it
+    marks more renúncias as doubtful; lowering it lets misreads accuse players."""
