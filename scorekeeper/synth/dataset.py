@@ -15,7 +15,6 @@ of 32), so the output does not depend on the number of workers.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from collections import Counter
@@ -301,7 +300,8 @@ def _results(options: BuildOptions, packs: Sequence[FacePack],
         _init_worker(options, packs, tables, threads=cv2.getNumThreads())
         yield from map(_render_one, indices)
         return
-    context = get_context("fork" if os.name == "posix" else "spawn")
+    # Not fork: a child forked after OpenCV started its thread pool can hang on its first call.
+    context = get_context("spawn")
     with context.Pool(options.workers, initializer=_init_worker,
                       initargs=(options, list(packs), tables, 1)) as pool:
         yield from pool.imap(_render_one, indices, chunksize=BLOCK)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -200,6 +201,42 @@ def compose_scene(rng: np.random.Generator, *, pack: Pack, distractor_pack: Pack
     return scene
 
 
+@dataclass(frozen=True)
+class CardPose:
+    """A face and where it lands: ``to_image`` maps face pixels to frame pixels (3x3)."""
+
+    face: Face
+    to_image: np.ndarray
+    kind: str = "up"
+    """"up" for a Sueca face, "distractor" for 8/9/10/joker, "back" for a face-down card."""
+
+
+def render_cards(background: np.ndarray, cards: Sequence[CardPose], *,
+                 occluders: Sequence[np.ndarray] = (), config: SceneConfig = SceneConfig(),
+                 output_scale: float = 1.0) -> Scene:
+    """Lay ``cards`` bottom to top on a copy of ``background``, then fill each occluder polygon
+    (N x 2 frame pixels, like a hand) in grey; labels as in :func:`compose_scene`.
+
+    Poses are given, nothing is random: this is how tests check where boxes land.
+    """
+    frame = background.copy()
+    owner = np.zeros(frame.shape[:2], np.int16)
+    rng = np.random.default_rng(0)
+    placed = []
+    for owner_id, pose in enumerate(cards, start=1):
+        if _draw_card(frame, owner, pose.face, pose.to_image, owner_id, rng, False):
+            placed.append(_Placed(pose.face, pose.to_image, owner_id, pose.kind))
+    for polygon in occluders:
+        pts = np.round(np.asarray(polygon, float)).astype(np.int32)
+        cv2.fillPoly(frame, [pts], (128, 128, 128))
+        cover = np.zeros(owner.shape, np.uint8)
+        cv2.fillPoly(cover, [pts], 1)
+        owner[cover > 0] = HAND
+    scene = Scene(image=frame, owner=owner)
+    _collect_labels(scene, placed, owner, output_scale, config)
+    return scene
+
+
 def _random_spot(rng: np.random.Generator, camera: Camera,
                  margin: float = -0.05) -> tuple[float, float, float]:
     u = rng.uniform(margin, 1 - margin) * camera.width
@@ -267,7 +304,8 @@ def _table_background(rng: np.random.Generator, camera: Camera, h_cam: np.ndarra
                                flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
 
 
-_MIP_CACHE: dict[tuple[int, int], np.ndarray] = {}
+_MIPS: weakref.WeakKeyDictionary[Face, dict[int, np.ndarray]] = weakref.WeakKeyDictionary()
+"""Shrunk copies per face, dropped with the face (an ``id()`` key could be reused by another)."""
 
 
 def _mip(face: Face, level: int) -> np.ndarray:
@@ -275,18 +313,16 @@ def _mip(face: Face, level: int) -> np.ndarray:
 
     One 4-channel warp per card instead of two; kept per face so a deck is shrunk once.
     """
-    key = (id(face), level)
-    hit = _MIP_CACHE.get(key)
+    levels = _MIPS.setdefault(face, {})
+    hit = levels.get(level)
     if hit is None:
-        if len(_MIP_CACHE) > 2000:
-            _MIP_CACHE.clear()
         if level == 0:
             hit = cv2.merge([*cv2.split(face.image), face.mask])
         else:
             f = 2**level
             w, h = max(2, face.size[0] // f), max(2, face.size[1] // f)
             hit = cv2.resize(_mip(face, 0), (w, h), interpolation=cv2.INTER_AREA)
-        _MIP_CACHE[key] = hit
+        levels[level] = hit
     return hit
 
 
@@ -505,4 +541,5 @@ def _collect_background(scene: Scene, owner: np.ndarray, rng: np.random.Generato
             return
 
 
-__all__ = ["BACK_LABEL", "CARD_MM", "IndexLabel", "Scene", "SceneConfig", "compose_scene"]
+__all__ = ["BACK_LABEL", "CARD_MM", "CardPose", "IndexLabel", "Scene", "SceneConfig",
+           "compose_scene", "render_cards"]

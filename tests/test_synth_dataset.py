@@ -1,0 +1,100 @@
+"""``scorekeeper dataset``: YOLO layout, DECK class order, crops, one seed gives the same files."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import cv2
+import pytest
+
+from scorekeeper.cli import main
+from scorekeeper.rules.cards import DECK
+from scorekeeper.synth.contact_sheet import read_names
+from scorekeeper.synth.dataset import CROP_CLASSES, BuildOptions, build_dataset
+
+TINY = ["--imgsz", "128", "--render-scale", "1.5", "--workers", "1", "--quiet"]
+
+
+def _digest(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+def _build(out: Path, *extra: str) -> int:
+    return main(["dataset", "build", "--out", str(out), "--images", "10", *TINY, *extra])
+
+
+def test_build_writes_yolo_layout_with_classes_in_deck_order(tmp_path: Path) -> None:
+    assert _build(tmp_path / "ds", "--crops", "--seed", "4") == 0
+    root = tmp_path / "ds"
+    assert read_names(root) == [card.notation for card in DECK]
+    assert "nc: 40" in (root / "data.yaml").read_text()
+    assert len(list((root / "images" / "train").glob("*.jpg"))) == 9
+    assert len(list((root / "images" / "val").glob("*.jpg"))) == 1
+    lines = [line for f in (root / "labels").rglob("*.txt") for line in f.read_text().splitlines()]
+    assert lines, "ten scenes without a single visible index"
+    for line in lines:
+        cls, *xywh = line.split()
+        assert 0 <= int(cls) < 40
+        assert all(0 <= float(v) <= 1 for v in xywh)
+    image = cv2.imread(str(next((root / "images" / "train").glob("*.jpg"))))
+    assert image.shape[1] == 128
+    # Crops: 41 class folders named by notation, 48x64 pictures in those that have any.
+    assert CROP_CLASSES[:40] == tuple(card.notation for card in DECK)
+    assert {p.name for p in (root / "crops" / "train").iterdir()} == set(CROP_CLASSES)
+    crops = list((root / "crops").rglob("*.jpg"))
+    assert crops and cv2.imread(str(crops[0])).shape == (64, 48, 3)
+
+
+def test_single_class_variant_labels_every_index_as_class_zero(tmp_path: Path) -> None:
+    assert _build(tmp_path / "one", "--single-class", "--seed", "4") == 0
+    assert read_names(tmp_path / "one") == ["index"]
+    classes = {line.split()[0] for f in (tmp_path / "one" / "labels").rglob("*.txt")
+               for line in f.read_text().splitlines()}
+    assert classes == {"0"}
+
+
+def test_same_seed_same_files_other_seed_other_files(tmp_path: Path) -> None:
+    for name, seed in (("a", "7"), ("b", "7"), ("c", "8")):
+        assert _build(tmp_path / name, "--crops", "--seed", seed) == 0
+    a, b, c = (_digest(tmp_path / n) for n in "abc")
+    assert a == b
+    assert a != c
+
+
+@pytest.mark.slow
+def test_output_does_not_depend_on_the_number_of_workers(tmp_path: Path) -> None:
+    common = dict(images=6, imgsz=96, render_scale=1.5, seed=3, crops=True)
+    build_dataset(BuildOptions(out=tmp_path / "one", workers=1, **common), progress=False)
+    build_dataset(BuildOptions(out=tmp_path / "two", workers=2, **common), progress=False)
+    assert _digest(tmp_path / "one") == _digest(tmp_path / "two")
+
+
+def test_bad_faces_folder_is_one_line_and_exit_status_2(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "deck").mkdir()
+    (tmp_path / "deck" / "Ah.png").write_bytes(b"")
+    assert _build(tmp_path / "ds", "--faces", str(tmp_path / "deck")) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "lacks 39 of the 40 faces" in err and "7h.png" in err
+
+
+def test_refuses_to_mix_into_an_existing_data_set(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert _build(tmp_path / "ds") == 0
+    assert _build(tmp_path / "ds") == 2
+    assert "--overwrite" in capsys.readouterr().err
+    assert _build(tmp_path / "ds", "--overwrite") == 0
+
+
+def test_contact_sheet_command_draws_a_picture(tmp_path: Path) -> None:
+    assert _build(tmp_path / "ds", "--crops") == 0
+    sheet = tmp_path / "sheet.png"
+    assert main(["dataset", "contact-sheet", str(tmp_path / "ds"), "--out", str(sheet),
+                 "--count", "4"]) == 0
+    assert cv2.imread(str(sheet)) is not None
+    assert main(["dataset", "contact-sheet", str(tmp_path / "ds"), "--out", str(sheet),
+                 "--crops"]) == 0
