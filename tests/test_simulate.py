@@ -104,7 +104,10 @@ def _center(box: tuple[float, float, float, float]) -> tuple[float, float]:
 
 
 def _inside(point: tuple[float, float], box: list[float], margin: float = 0) -> bool:
-    return box[0] - margin <= point[0] <= box[2] + margin and box[1] - margin <= point[1] <= box[3] + margin
+    return (
+        box[0] - margin <= point[0] <= box[2] + margin
+        and box[1] - margin <= point[1] <= box[3] + margin
+    )
 
 
 def test_the_detection_stream_covers_every_frame(stream) -> None:
@@ -152,7 +155,9 @@ def test_a_card_shows_only_from_its_slide_in_except_the_turned_card(stream) -> N
         if play["from_turned"]:
             continue
         first = next(
-            f.frame_index for f in frames[starts[play["deal"]] :] if any(d.card.notation == play["card"] for d in f.cards)
+            f.frame_index
+            for f in frames[starts[play["deal"]] :]
+            if any(d.card.notation == play["card"] for d in f.cards)
         )
         assert play["frame"] - 2 * fps <= first <= play["frame"]
 
@@ -210,7 +215,7 @@ def test_the_detection_stream_is_fast() -> None:
     import time
 
     started = time.perf_counter()
-    frames, truth = simulate_detections(99, deals=4)
+    _, truth = simulate_detections(99, deals=4)
     elapsed = time.perf_counter() - started
     assert truth["frames"] > 4 * 1000
     # 20 deals must take a few seconds; 4 deals well under that even on a busy machine.

@@ -6,8 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-from scorekeeper.errors import ScorekeeperError
-
 SIDES = ("bottom", "right", "top", "left")
 
 
@@ -21,16 +19,30 @@ def register(subparsers: Any) -> None:
             "record, table geometry, per-frame events) to the .json beside it."
         ),
     )
-    parser.add_argument("--out", required=True, help="video to write (.mp4); the truth goes to .json beside it")
-    parser.add_argument("--seed", type=int, default=0, help="random seed: same seed, same video (default 0)")
+    parser.add_argument(
+        "--out", required=True, help="video to write (.mp4); the truth goes to .json beside it"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="random seed: same seed, same video (default 0)"
+    )
     parser.add_argument("--deals", type=int, default=1, help="how many deals to play (default 1)")
-    parser.add_argument("--revoke", action="store_true", help="one player commits a renúncia in the first deal")
-    parser.add_argument("--clockwise", action="store_true", help="seats in playing order clockwise (Brazil)")
-    parser.add_argument("--seat0", choices=SIDES, default="bottom", help="image side of seat 0 (default bottom)")
+    parser.add_argument(
+        "--revoke", action="store_true", help="one player commits a renúncia in the first deal"
+    )
+    parser.add_argument(
+        "--clockwise", action="store_true", help="seats in playing order clockwise (Brazil)"
+    )
+    parser.add_argument(
+        "--seat0", choices=SIDES, default="bottom", help="image side of seat 0 (default bottom)"
+    )
     parser.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
-    parser.add_argument("--pace", type=float, default=1.0, help="slower (>1) or faster (<1) players")
+    parser.add_argument(
+        "--pace", type=float, default=1.0, help="slower (>1) or faster (<1) players"
+    )
     parser.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
-    parser.add_argument("--faces", help="folder of 40 face images (Ah.png ... 2c.png) instead of procedural faces")
+    parser.add_argument(
+        "--faces", help="folder of 40 face images (Ah.png ... 2c.png) instead of procedural faces"
+    )
     parser.add_argument(
         "--table",
         help="table top: wood, formica, felt, cloth, gingham, stripes, dots, marble or plain "
@@ -86,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
             f"deal {number + 1}: dealer {deal['dealer']} turned {deal['turned']}, "
             f"Nós {deal['points']['nos']} - Eles {deal['points']['eles']}{revokes}"
         )
-    print(f"score (riscos): Nós {score['nos']} - Eles {score['eles']}; truth in {_truth_name(args.out)}")
+    print(
+        f"score (riscos): Nós {score['nos']} - Eles {score['eles']}; truth in {_truth_name(args.out)}"
+    )
     return 0
 
 
@@ -104,6 +118,3 @@ def _size(text: str) -> tuple[int, int]:
     except ValueError:
         raise SimulationError(f"--size {text!r} is not WIDTHxHEIGHT, like 1280x720") from None
     return width, height
-
-
-__all__ = ["register", "run", "ScorekeeperError"]

@@ -41,15 +41,23 @@ class CameraPlan:
     jpeg: np.ndarray
     hum: np.ndarray
     """frames x 3: the part of ``shake`` that never stops (the stand's vibration)."""
+    drift: np.ndarray
+    """frames x 4: the slow wandering of exposure (x ``gain``) and white balance (x ``white``)."""
 
     def mild(self) -> CameraPlan:
-        """The same bumps, light, shadows and blur, without the hum, sensor noise and JPEG.
+        """The same bumps, light jumps, shadows and blur, without hum, drift, noise and JPEG.
 
-        Each of those makes every pixel change every frame, and OpenCV's MPEG-4 writer takes no
-        bitrate setting: a mild clip is about a third of the bytes (the shipped demo uses it).
+        Each of those changes every pixel of every frame, and OpenCV's MPEG-4 writer takes no
+        bitrate setting: a mild clip takes far fewer bytes (the shipped demo uses it).
         """
         return replace(
-            self, shake=self.shake - self.hum, hum=np.zeros_like(self.hum), noise=0.0,
+            self,
+            shake=self.shake - self.hum,
+            hum=np.zeros_like(self.hum),
+            gain=self.gain / self.drift[:, 0],
+            white=self.white / self.drift[:, 1:],
+            drift=np.ones_like(self.drift),
+            noise=0.0,
             jpeg=np.full_like(self.jpeg, 95),
         )
 
@@ -65,6 +73,7 @@ class CameraPlan:
             noise=0.0,
             jpeg=np.full(frames, 95, dtype=np.int64),
             hum=np.zeros((frames, 3)),
+            drift=np.ones((frames, 4)),
         )
 
     @classmethod
@@ -78,13 +87,16 @@ class CameraPlan:
             for _ in range(3):
                 amplitude = rng.uniform(0.15, 0.6) * scale
                 hz = rng.uniform(0.1, 3.0)
-                shake[:, axis] += amplitude * np.sin(2 * math.pi * hz * seconds + rng.uniform(0, 6.3))
+                shake[:, axis] += amplitude * np.sin(
+                    2 * math.pi * hz * seconds + rng.uniform(0, 6.3)
+                )
         hum = shake.copy()
         blur = np.zeros((frames, 2))
         # Someone bumps the table: a jolt of several pixels ringing down in half a second.
         for start in _poisson(rng, frames, fps, every=25.0):
             t = seconds[start:] - seconds[start]
-            ring = np.exp(-t / 0.25) * np.cos(2 * math.pi * 4.0 * t)
+            # Over after 1.5 s: a lingering hundredth of a pixel would still cost the encoder bytes.
+            ring = np.where(t < 1.5, np.exp(-t / 0.25) * np.cos(2 * math.pi * 4.0 * t), 0.0)
             angle = rng.uniform(0, 2 * math.pi)
             jolt_px = rng.uniform(4, 12)
             shake[start:, 0] += jolt_px * math.cos(angle) * ring
@@ -96,18 +108,22 @@ class CameraPlan:
         for frame in range(frames):
             if blur[frame, 0] == 0 and rng.random() < 0.02:
                 blur[frame] = (rng.uniform(4, 12), rng.uniform(0, math.pi))
-        gain = np.full(frames, rng.uniform(0.85, 1.05))
-        gain *= 1 + 0.04 * np.sin(2 * math.pi * rng.uniform(0.02, 0.1) * seconds + rng.uniform(0, 6.3))
+        drift = np.ones((frames, 4))
+        drift[:, 0] = 1 + 0.04 * np.sin(
+            2 * math.pi * rng.uniform(0.02, 0.1) * seconds + rng.uniform(0, 6.3)
+        )
+        level = np.full(frames, rng.uniform(0.85, 1.05))
         # A lamp switched, a cloud, a door: the exposure jumps and the webcam settles over a second.
         for start in _poisson(rng, frames, fps, every=20.0):
             step = rng.uniform(-0.2, 0.15)
             t = seconds[start:] - seconds[start]
-            gain[start:] *= 1 + step * (0.4 + 0.6 * np.exp(-t / 1.0))
+            level[start:] *= 1 + step * (0.4 + 0.6 * np.exp(-t / 1.0))
         white = np.ones((frames, 3))
         for channel in range(3):
-            white[:, channel] = 1 + rng.uniform(-0.05, 0.05) + 0.03 * np.sin(
+            drift[:, 1 + channel] = 1 + 0.03 * np.sin(
                 2 * math.pi * rng.uniform(0.01, 0.05) * seconds + rng.uniform(0, 6.3)
             )
+            white[:, channel] = (1 + rng.uniform(-0.05, 0.05)) * drift[:, 1 + channel]
         shadow = np.zeros((frames, 4))
         for start in _poisson(rng, frames, fps, every=15.0):
             length = min(frames - start, round(rng.uniform(2, 7) * fps))
@@ -122,13 +138,14 @@ class CameraPlan:
         jpeg = np.array([rng.randint(55, 90) for _ in range(frames)], dtype=np.int64)
         return cls(
             shake=shake,
-            gain=np.clip(gain, 0.55, 1.25),
+            gain=np.clip(level, 0.6, 1.2) * drift[:, 0],
             white=white,
             shadow=shadow,
             blur=blur,
             noise=rng.uniform(1.5, 4.0),
             jpeg=jpeg,
             hum=hum,
+            drift=drift,
         )
 
     def matrices(self, base: np.ndarray, center: tuple[float, float]) -> np.ndarray:
@@ -149,8 +166,10 @@ class CameraPlan:
         return FrameEffects(
             gain=float(self.gain[frame]),
             white=(float(b), float(g), float(r)),
-            shadow=(float(x), float(y), float(radius), float(strength)) if strength > 0.01 else None,
-            blur=(int(round(length)), float(angle)),
+            shadow=(float(x), float(y), float(radius), float(strength))
+            if strength > 0.01
+            else None,
+            blur=(round(length), float(angle)),
             noise=self.noise,
             jpeg=int(self.jpeg[frame]),
         )

@@ -231,7 +231,11 @@ class TableLayout:
         """Corners of every card :meth:`turned_pose` can place (table pixels, 32 x 2)."""
         h, d = self.card_height, self.turned_distance(seat)
         corners = [
-            card_corners(self.spot(seat, d + along * h, side * TURNED_LATERAL * self.card_width, turn), self.card_width, h)
+            card_corners(
+                self.spot(seat, d + along * h, side * TURNED_LATERAL * self.card_width, turn),
+                self.card_width,
+                h,
+            )
             for along in (-0.1, 0.05)
             for side in (-1.0, 1.0)
             for turn in (-0.3, 0.3)

@@ -13,8 +13,14 @@ from scorekeeper.synth.geometry import Pose, place
 # In card heights, hand axes: x to the player's right, y toward the player (fingers point to -y).
 _PALM = np.array(
     [
-        [-0.42, -0.36], [-0.30, -0.46], [0.30, -0.46], [0.42, -0.36],
-        [0.40, 0.30], [0.26, 0.44], [-0.26, 0.44], [-0.40, 0.30],
+        [-0.42, -0.36],
+        [-0.30, -0.46],
+        [0.30, -0.46],
+        [0.42, -0.36],
+        [0.40, 0.30],
+        [0.26, 0.44],
+        [-0.26, 0.44],
+        [-0.40, 0.30],
     ]
 )
 _FINGERS = np.array([[-0.40, -0.40], [0.40, -0.40], [0.33, -0.88], [-0.31, -0.84]])
@@ -44,7 +50,8 @@ def hand_shapes(
     near_w, far_w = ARM_WIDTH[0] * card_height / 2, ARM_WIDTH[1] * card_height / 2
     far = np.broadcast_to(far, wrist.shape)
     arm = np.stack(
-        [wrist - side * near_w, far - side * far_w, far + side * far_w, wrist + side * near_w], axis=1
+        [wrist - side * near_w, far - side * far_w, far + side * far_w, wrist + side * near_w],
+        axis=1,
     )
     return {
         "arm": arm,

@@ -117,9 +117,13 @@ def _revoking_plays(rng: random.Random, *, dealer: int, rules: Rules) -> tuple[C
             legal = deal.legal_plays(hand)
             led = deal.current_trick.led
             others = [card for card in hand if led is not None and card.suit is not led]
-            if not revoked and deal.trick_number >= target and led is not None and others and len(
-                legal
-            ) < len(hand):
+            if (
+                not revoked
+                and deal.trick_number >= target
+                and led is not None
+                and others
+                and len(legal) < len(hand)
+            ):
                 card = rng.choice(others)
                 revoked = True
             else:

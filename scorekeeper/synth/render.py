@@ -23,7 +23,14 @@ MARGIN = 120
 """Table drawn this far past every frame edge, so shake and tilt never show its border."""
 
 _SKINS = ((150, 180, 225), (120, 160, 210), (95, 130, 185), (70, 100, 150), (165, 195, 235))
-_SLEEVES = ((40, 40, 40), (130, 60, 20), (30, 30, 140), (200, 200, 200), (60, 110, 60), (90, 70, 150))
+_SLEEVES = (
+    (40, 40, 40),
+    (130, 60, 20),
+    (30, 30, 140),
+    (200, 200, 200),
+    (60, 110, 60),
+    (90, 70, 150),
+)
 
 
 def simulator_style(rng: np.random.Generator) -> FaceStyle:
@@ -63,9 +70,7 @@ class Renderer:
         self.size = (layout.width, layout.height)
         self.card_w, self.card_h = layout.card_width, layout.card_height
         self.pack = pack if pack is not None else ProceduralPack(simulator_style(rng))
-        self.table = render_table(
-            layout.width + 2 * MARGIN, layout.height + 2 * MARGIN, rng, table
-        )
+        self.table = render_table(layout.width + 2 * MARGIN, layout.height + 2 * MARGIN, rng, table)
         self.shift = np.array([[1.0, 0, MARGIN], [0, 1.0, MARGIN], [0, 0, 1.0]])
         self.skins = [
             np.array(_SKINS[int(rng.integers(len(_SKINS)))], np.float32) for _ in range(4)
@@ -75,9 +80,7 @@ class Renderer:
         ]
         self._faces: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         width, height = self.size
-        self._noise = [
-            rng.normal(0, 1, (height, width, 3)).astype(np.float32) for _ in range(3)
-        ]
+        self._noise = [rng.normal(0, 1, (height, width, 3)).astype(np.float32) for _ in range(3)]
         ys, xs = np.mgrid[0 : height // 8, 0 : width // 8].astype(np.float32)
         self._xs, self._ys = xs, ys
         # A webcam's vignette and the lamp's falloff: darker towards the corners.
@@ -92,8 +95,8 @@ class Renderer:
         key = "BACK" if not item.face_up or item.card is None else item.card.notation
         if key not in self._faces:
             face: Face = self.pack.back() if key == "BACK" else self.pack.face(key)
-            height = max(32, int(round(self.card_h * 1.5)))
-            width = max(24, int(round(self.card_w * 1.5)))
+            height = max(32, round(self.card_h * 1.5))
+            width = max(24, round(self.card_w * 1.5))
             image = cv2.resize(face.image, (width, height), interpolation=cv2.INTER_AREA)
             mask = cv2.resize(face.mask, (width, height), interpolation=cv2.INTER_AREA)
             self._faces[key] = (image.astype(np.float32), mask.astype(np.float32) / 255.0)
@@ -201,7 +204,9 @@ class Renderer:
                 arm[3] + (arm[2] - arm[3]) * cuff,
             ]
         )
-        cv2.fillConvexPoly(color, np.round(sleeve_quad * 4).astype(np.int32), sleeve.tolist(), cv2.LINE_AA, shift=2)
+        cv2.fillConvexPoly(
+            color, np.round(sleeve_quad * 4).astype(np.int32), sleeve.tolist(), cv2.LINE_AA, shift=2
+        )
         # Gaps between the fingers: three darker lines from the knuckles to the tips.
         fingers = shapes["fingers"] - offset
         for share in (0.25, 0.5, 0.75):
@@ -229,7 +234,9 @@ class Renderer:
             d2 = ((self._xs * 8 - sx) ** 2 + (self._ys * 8 - sy) ** 2) / (radius**2)
             small = small * (1 - strength * np.exp(-d2))
         light = small[:, :, None] * np.array(effects.white, np.float32)
-        frame = cv2.multiply(frame, cv2.resize(light, (width, height), interpolation=cv2.INTER_LINEAR))
+        frame = cv2.multiply(
+            frame, cv2.resize(light, (width, height), interpolation=cv2.INTER_LINEAR)
+        )
         length, angle = effects.blur
         if length >= 2:
             frame = cv2.filter2D(frame, -1, _line_kernel(length, angle))
@@ -271,7 +278,7 @@ def _shade(frame: np.ndarray, layer: _Layer, offset: float, softness: float, dep
     """
     height, width = frame.shape[:2]
     h, w = layer.alpha.shape
-    dx = dy = int(round(offset))
+    dx = dy = round(offset)
     pad = int(3 * softness) + 4
     x1, y1 = layer.x + dx - pad, layer.y + dy - pad
     small = cv2.resize(
@@ -291,11 +298,13 @@ def _shade(frame: np.ndarray, layer: _Layer, offset: float, softness: float, dep
 
 
 def _line_kernel(length: float, angle: float) -> np.ndarray:
-    size = max(3, int(math.ceil(length)) | 1)
+    size = max(3, math.ceil(length) | 1)
     kernel = np.zeros((size, size), np.float32)
     c = size // 2
     dx, dy = math.cos(angle) * length / 2, math.sin(angle) * length / 2
-    cv2.line(kernel, (int(round(c - dx)), int(round(c - dy))), (int(round(c + dx)), int(round(c + dy))), 1.0, 1, cv2.LINE_AA)
+    cv2.line(
+        kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1, cv2.LINE_AA
+    )
     total = float(kernel.sum())
     return kernel / total if total > 0 else kernel
 
@@ -304,8 +313,9 @@ def _blur_layer(layer: _Layer, length: float, angle: float, size: tuple[int, int
     """Smear a moving object along its motion (colour premultiplied, so edges fade right)."""
     kernel = _line_kernel(min(length, 40.0), angle)
     pad = kernel.shape[0] // 2 + 1
-    h, w = layer.alpha.shape
-    color = cv2.copyMakeBorder(layer.color * layer.alpha[:, :, None], pad, pad, pad, pad, cv2.BORDER_CONSTANT)
+    color = cv2.copyMakeBorder(
+        layer.color * layer.alpha[:, :, None], pad, pad, pad, pad, cv2.BORDER_CONSTANT
+    )
     alpha = cv2.copyMakeBorder(layer.alpha, pad, pad, pad, pad, cv2.BORDER_CONSTANT)
     color = cv2.filter2D(color, -1, kernel)
     alpha = cv2.filter2D(alpha, -1, kernel)

@@ -34,6 +34,11 @@ FOURCC = "mp4v"
 
 TRUTH_VERSION = 1
 
+DEMO_VIDEO = "data/demo/deal.mp4"
+"""The shipped demo clip, relative to the package: one whole deal and its truth (``deal.json``),
+made by ``scorekeeper simulate --out deal.mp4 --seed 11 --fps 10 --pace 0.6 --camera mild
+--table felt`` (mild camera and felt keep it a few MB: OpenCV's MPEG-4 writer takes no bitrate)."""
+
 CAMERAS = ("full", "mild", "none")
 """``full``: shake, bumps, light, shadows, blur, sensor noise, JPEG; ``mild``: all but the noise
 and JPEG (5x smaller files); ``none``: a perfectly still, clean camera."""
@@ -198,7 +203,10 @@ def write_clip(
         simulation.truth,
         video=path.name,
         codec=FOURCC,
-        render={"faces": str(faces) if faces is not None else "procedural", "table": table or "random"},
+        render={
+            "faces": str(faces) if faces is not None else "procedural",
+            "table": table or "random",
+        },
     )
     path.with_suffix(".json").write_text(json.dumps(truth, indent=1) + "\n", encoding="utf-8")
     return {
@@ -207,6 +215,12 @@ def write_clip(
         "render_fps": round(written / elapsed, 1) if elapsed > 0 else 0.0,
         "bytes": path.stat().st_size,
     }
+
+
+def demo_clip() -> tuple[Path, Path]:
+    """Paths of the shipped demo video and its ground truth."""
+    video = Path(__file__).resolve().parent.parent / DEMO_VIDEO
+    return video, video.with_suffix(".json")
 
 
 def _rules_for(plans: tuple[DealPlan, ...]) -> Rules:

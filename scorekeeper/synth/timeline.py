@@ -140,10 +140,11 @@ class Timeline:
 
     def scene(self, frame: int) -> Scene:
         alive = [
-            (index, track) for index, track in enumerate(self.tracks) if track.start <= frame < track.end
+            (index, track)
+            for index, track in enumerate(self.tracks)
+            if track.start <= frame < track.end
         ]
         return self._scene(frame, alive)
-
 
     def scenes(self) -> Iterator[Scene]:
         """Every frame in order; much faster than :meth:`scene` per frame (resting poses are reused)."""
@@ -176,7 +177,9 @@ class Timeline:
                     cache[index] = (rest, item)
                 moved = moved or cached is None or cached[1].pose != item.pose
                 items.append(item)
-            yield Scene(frame=frame, items=tuple(items), camera=self.cameras[frame], still=not moved)
+            yield Scene(
+                frame=frame, items=tuple(items), camera=self.cameras[frame], still=not moved
+            )
 
     def _scene(self, frame: int, alive: list[tuple[int, Track]]) -> Scene:
         alive.sort(key=lambda pair: pair[1].z)
@@ -309,7 +312,9 @@ class _Director:
         there = self.now + self.frames(0.3, 0.5)
         stay = there + self.frames(0.0, 0.4)
         back = stay + self.frames(0.3, 0.5)
-        self.hand(seat, [Key(self.now, away), Key(there, target), Key(stay, target), Key(back, away)])
+        self.hand(
+            seat, [Key(self.now, away), Key(there, target), Key(stay, target), Key(back, away)]
+        )
         self.now = back
 
 
@@ -335,7 +340,9 @@ def build_timeline(
         _stage_deal(director, plan, number)
     director.wait(0.6, 1.0)
     camera = (
-        CameraPlan.random(camera_rng, frames=director.now, fps=fps, size=(layout.width, layout.height))
+        CameraPlan.random(
+            camera_rng, frames=director.now, fps=fps, size=(layout.width, layout.height)
+        )
         if camera_rng is not None
         else CameraPlan.still(director.now)
     )
@@ -508,4 +515,3 @@ def _clear_table(d: _Director, stacks: list[Track], collector: int) -> None:
         stack.end = gone
     d.now = gone
     d.wait(1.0, 1.6)
-

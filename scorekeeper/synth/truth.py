@@ -39,7 +39,9 @@ def _unit_samples(box: str) -> np.ndarray:
     ]
     if box == "card":
         nx, ny = _CARD_GRID
-        points += [(fx, fy) for fy in np.linspace(0.02, 0.98, ny) for fx in np.linspace(0.02, 0.98, nx)]
+        points += [
+            (fx, fy) for fy in np.linspace(0.02, 0.98, ny) for fx in np.linspace(0.02, 0.98, nx)
+        ]
     return np.array(points)
 
 
@@ -74,7 +76,9 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
         for other in np.flatnonzero((starts < end) & (ends > start) & (depth > track.z)):
             lo, hi = max(start, int(starts[other])), min(end, int(ends[other]))
             polygons, edges = shapes.get(int(other), lo, hi)
-            covered[lo - start : hi - start] |= _inside(points[lo - start : hi - start], polygons, edges)
+            covered[lo - start : hi - start] |= _inside(
+                points[lo - start : hi - start], polygons, edges
+            )
         frame_points = apply_homography(cameras[start:end], points)
         in_frame = (
             (frame_points[..., 0] >= 0)
@@ -83,7 +87,9 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
             & (frame_points[..., 1] < height)
         )
         seen = in_frame & ~covered
-        readable = seen[:, : 2 * _PER_INDEX].reshape(len(seen), 2, _PER_INDEX).mean(axis=2) >= READABLE
+        readable = (
+            seen[:, : 2 * _PER_INDEX].reshape(len(seen), 2, _PER_INDEX).mean(axis=2) >= READABLE
+        )
         listed = np.flatnonzero(readable.any(axis=1))
         if not len(listed):
             continue
@@ -92,7 +98,9 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
                 cameras[start:end][listed], place(track.path()[listed], index_corners)
             ).reshape(len(listed), 2, 4, 2)
             # Unreadable indices drop out of the box: NaN is ignored by nanmin/nanmax.
-            quads = np.where(readable[listed][:, :, None, None], quads, np.nan).reshape(len(listed), 8, 2)
+            quads = np.where(readable[listed][:, :, None, None], quads, np.nan).reshape(
+                len(listed), 8, 2
+            )
         else:
             quads = np.where(seen[listed][:, :, None], frame_points[listed], np.nan)
         low = np.clip(np.nanmin(quads, axis=1), 0, (width, height))
@@ -106,7 +114,12 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
                     CardDetection(
                         card=track.card,
                         confidence=1.0,
-                        box=(float(low[k, 0]), float(low[k, 1]), float(high[k, 0]), float(high[k, 1])),
+                        box=(
+                            float(low[k, 0]),
+                            float(low[k, 1]),
+                            float(high[k, 0]),
+                            float(high[k, 1]),
+                        ),
                         corners=int(corners[k]),
                     ),
                 )
