@@ -58,6 +58,11 @@ class Thresholds:
     settled, a weak play. Raising it refuses more two-frame misreads; it loses more cards hidden
     quickly."""
 
+    weak_confidence: float = 0.8
+    """Mean read confidence a weak play needs. Raising it refuses more misreads that happened to
+    repeat at one spot (a misread is usually a doubtful read); it loses covered cards read only
+    doubtfully, whose trick then waits to be completed when the play area empties."""
+
     same_spot: float = 0.5
     """Box overlap (intersection over union) at which two cards are read at one spot, at about the
     same time: the one seen less since the other appeared is a misread of it. Raising it lets more

@@ -308,10 +308,11 @@ class Tracker:
         return None
 
     def _lay_there(self, run: _Run) -> bool:
-        """Seen ``weak_sightings`` times, the last two at one spot: a card that landed, not a
-        misread of a card in motion."""
+        """Seen ``weak_sightings`` times with confidence, the last two at one spot: a card that
+        landed, not a misread of a card in motion."""
         return (
             run.seen >= max(2, self.thresholds.weak_sightings)
+            and run.confidence >= self.thresholds.weak_confidence
             and _iou(run.boxes[-2], run.boxes[-1]) >= self.thresholds.same_spot
         )
 
