@@ -60,9 +60,10 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from scorekeeper.synth.plan import SimulationError
-    from scorekeeper.synth.simulate import simulate, write_clip
+    from scorekeeper.synth.simulate import check_output, simulate, write_clip
 
     size = _size(args.size)
+    check_output(args.out, table=args.table)
     if args.faces is not None:
         from pathlib import Path
 
@@ -79,13 +80,27 @@ def run(args: argparse.Namespace) -> int:
         size=size,
         camera=args.camera,
     )
-    total = simulation.timeline.frames
     from tqdm import tqdm
 
-    with tqdm(total=total, unit="frame", desc="simulate", file=sys.stderr) as bar:
+    # The bar appears with the first frame, so setup errors stay one line on stderr.
+    bars: list[Any] = []
+
+    def progress(frames: int) -> None:
+        if not bars:
+            bars.append(
+                tqdm(
+                    total=simulation.timeline.frames, unit="frame", desc="simulate", file=sys.stderr
+                )
+            )
+        bars[0].update(frames)
+
+    try:
         figures = write_clip(
-            args.out, simulation, faces=args.faces, table=args.table, progress=bar.update
+            args.out, simulation, faces=args.faces, table=args.table, progress=progress
         )
+    finally:
+        for bar in bars:
+            bar.close()
     truth = simulation.truth
     score = truth["score"]
     print(

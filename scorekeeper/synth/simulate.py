@@ -170,11 +170,7 @@ def write_clip(
 
     from scorekeeper.synth.render import Renderer
 
-    path = Path(out)
-    if path.suffix.lower() != ".mp4":
-        raise SimulationError(f"--out {str(out)!r} must name an .mp4 file")
-    if not path.parent.exists():
-        raise SimulationError(f"folder {str(path.parent)!r} does not exist: create it first")
+    path = check_output(out, table=table)
     pack = None
     if faces is not None:
         from scorekeeper.synth.faces import FacePack
@@ -215,6 +211,21 @@ def write_clip(
         "render_fps": round(written / elapsed, 1) if elapsed > 0 else 0.0,
         "bytes": path.stat().st_size,
     }
+
+
+def check_output(out: str | Path, *, table: str | None = None) -> Path:
+    """The video path, once it names an .mp4 in an existing folder and ``table`` is a known kind."""
+    path = Path(out)
+    if path.suffix.lower() != ".mp4":
+        raise SimulationError(f"--out {str(out)!r} must name an .mp4 file")
+    if not path.parent.exists():
+        raise SimulationError(f"folder {str(path.parent)!r} does not exist: create it first")
+    if table is not None:
+        from scorekeeper.synth.tables import TABLE_KINDS
+
+        if table not in TABLE_KINDS:
+            raise SimulationError(f"--table {table!r} is not one of {', '.join(TABLE_KINDS)}")
+    return path
 
 
 def demo_clip() -> tuple[Path, Path]:
