@@ -67,9 +67,10 @@ def test_same_seed_same_files_other_seed_other_files(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_output_does_not_depend_on_the_number_of_workers(tmp_path: Path) -> None:
-    common = dict(images=6, imgsz=96, render_scale=1.5, seed=3, crops=True)
-    build_dataset(BuildOptions(out=tmp_path / "one", workers=1, **common), progress=False)
-    build_dataset(BuildOptions(out=tmp_path / "two", workers=2, **common), progress=False)
+    for name, workers in (("one", 1), ("two", 2)):
+        options = BuildOptions(out=tmp_path / name, images=6, imgsz=96, render_scale=1.5, seed=3,
+                               crops=True, workers=workers)
+        build_dataset(options, progress=False)
     assert _digest(tmp_path / "one") == _digest(tmp_path / "two")
 
 

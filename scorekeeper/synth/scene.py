@@ -293,7 +293,7 @@ def _table_background(rng: np.random.Generator, camera: Camera, h_cam: np.ndarra
     on_table = np.clip(on_table, -limit, limit)
     x0, y0 = on_table.min(axis=0)
     x1, y1 = on_table.max(axis=0)
-    tw = 512
+    tw = 384
     th = int(np.clip(tw * (y1 - y0) / max(x1 - x0, 1e-6), 64, 1024))
     if tables is not None and rng.random() < 0.5:
         texture = tables.sample(tw, th, rng)
@@ -401,7 +401,7 @@ def _draw_hand(frame: np.ndarray, owner: np.ndarray, rng: np.random.Generator,
     tip = np.array([tx, ty]) + direction * rng.uniform(-0.1, 0.3) * palm_w
     palm_c = tip - direction * palm_w * 1.1
     wrist = palm_c - direction * palm_w * 0.55
-    arm_w = palm_w * 0.38
+    arm_w = palm_w * 0.45
     arm = np.array([wrist + normal * arm_w, wrist - normal * arm_w,
                     edge - normal * arm_w * 1.3, edge + normal * arm_w * 1.3])
     sleeve_start = wrist - direction * palm_w * rng.uniform(0.2, 1.5)
