@@ -115,7 +115,7 @@ class Uncertain:
     frame: int
     deal: int
     reason: str
-    """A short stable key: ``seat``, ``weak_read``, ``already_played``, ``illegal_read``, ``incomplete_trick``,
+    """A short stable key: ``seat``, ``weak_read``, ``already_played``, ``illegal_read``, ``trick_vanished``,
     ``several_turned``, ``play_before_turned``, ``stream_ended``."""
     detail: str
     card: Card | None = None

@@ -366,7 +366,7 @@ class Tracker:
         ready = sorted((r for r in pending if self._steady(r, frame, self._settle)),
                        key=lambda r: r.start_frame)
         if state.trick and len(state.trick) < CARDS_PER_TRICK:
-            events += self._salvage(state, candidates, frame)
+            events += self._salvage(state, candidates, ready, frame)
         if len(state.trick) == CARDS_PER_TRICK:
             # No card lands on a full trick: a read that began while the trick still lay there is
             # a misread or a card of the trick, never the next lead.
@@ -400,24 +400,30 @@ class Tracker:
                 return events
         return events
 
-    def _salvage(self, state: _DealState, candidates: list[_Run], frame: int) -> list[Event]:
-        """The play area emptied on an unfinished trick: a trick has four cards, so the cards
-        glimpsed there since are the missing ones (the most seen first), played as weak reads."""
-        if frame - max(p.run.last_frame for p in state.trick) < self._clear:
+    def _salvage(self, state: _DealState, candidates: list[_Run], ready: list[_Run],
+                 frame: int) -> list[Event]:
+        """A card lands after an unfinished trick vanished from view: a trick has four cards, so
+        cards glimpsed there before it vanished are the missing ones (the most seen first), played
+        as weak reads; with none, the new card may follow a long occlusion, or close a trick whose
+        last card was never seen, and that is flagged."""
+        last_seen = max(p.run.last_frame for p in state.trick)
+        fresh = [r for r in ready if r.start_frame > last_seen]
+        if frame - last_seen < self._clear or not fresh:
             return []
         seen: dict[Card, list[_Run]] = {}
         for run in candidates:
-            if self._rival(run) is None:
+            if run.start_frame <= last_seen and self._rival(run) is None:
                 seen.setdefault(run.card, []).append(run)
         glimpsed = [runs for runs in seen.values()
-                    if sum(r.seen for r in runs) >= self.thresholds.weak_sightings]
+                    if sum(r.seen for r in runs) >= self.thresholds.weak_sightings
+                    and max(r.confidence for r in runs) >= self.thresholds.weak_confidence]
         missing = CARDS_PER_TRICK - len(state.trick)
         if len(glimpsed) < missing:
             return self._flag_once(
-                frame, "incomplete_trick", None, state.deal.to_play,
-                f"the play area emptied after {len(state.trick)} cards of vaza "
-                f"{len(state.deal.tricks) + 1} and no card was seen well enough to complete it",
-                None,
+                frame, "trick_vanished", fresh[0].card, state.deal.to_play,
+                f"the play area looked empty for {(frame - last_seen) / self.fps:.1f} s after "
+                f"{len(state.trick)} cards of vaza {len(state.deal.tricks) + 1}; {fresh[0].card} "
+                "is taken as the next card of it", fresh[0].confidence,
             )
         chosen = sorted(glimpsed, key=lambda runs: -sum(r.seen for r in runs))[:missing]
         events: list[Event] = []
