@@ -514,7 +514,9 @@ def _collect_labels(scene: Scene, placed: list[_Placed], owner: np.ndarray,
                 scene.labels.append(IndexLabel(card.index, card.notation, box, visible))
             else:
                 scene.negatives.append(("distractor", box))
-        extra = p.face.pip_boxes if p.kind != "back" else p.face.pip_boxes[:1]
+        # One pip (or patch of back) per card is plenty of negatives, and each costs a raster.
+        extra = p.face.pip_boxes[(p.owner_id * 7) % len(p.face.pip_boxes):][:1] \
+            if p.face.pip_boxes else ()
         for x1, y1, x2, y2 in extra:
             if p.kind == "back":
                 # A patch of the back the size of an index, somewhere on it.
