@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from scorekeeper.rules import replay_record
+from scorekeeper.synth.plan import SimulationError
 from scorekeeper.synth.simulate import demo_clip, simulate
 
 cv2 = pytest.importorskip("cv2")
@@ -54,6 +55,17 @@ def test_the_code_still_makes_the_demo_truth(demo) -> None:
     again = json.loads(json.dumps(simulate(truth["seed"], **options).truth))
     for key in ("record", "events", "geometry", "deals", "score", "frames"):
         assert again[key] == truth[key], key
+
+
+def test_the_demo_detections_rebuild_from_its_truth(demo) -> None:
+    from scorekeeper.synth.simulate import detections_for_truth
+
+    _, truth = demo
+    frames = detections_for_truth(truth)
+    assert len(frames) == truth["frames"]
+    stale = dict(truth, events=truth["events"][:-1])
+    with pytest.raises(SimulationError):
+        detections_for_truth(stale)
 
 
 def test_the_demo_truth_replays_to_its_score(demo) -> None:

@@ -149,6 +149,25 @@ def simulate_detections(
     return detection_stream(simulation.timeline, box=box), simulation.truth
 
 
+def detections_for_truth(truth: dict[str, Any], *, box: str = "index") -> list[FrameDetections]:
+    """The perfect detections of the clip ``truth`` (a ``clip.json``) describes, rebuilt from its
+    seed and options; refuses a truth this code would no longer make (a clip from another version).
+    """
+    try:
+        seed, options = int(truth["seed"]), dict(truth["options"])
+        options["size"] = tuple(options["size"])
+    except (KeyError, TypeError, ValueError):
+        raise SimulationError(
+            "ground truth without seed and options: not made by scorekeeper simulate"
+        ) from None
+    frames, again = simulate_detections(seed, box=box, **options)
+    if again["events"] != truth.get("events") or again["record"] != truth.get("record"):
+        raise SimulationError(
+            f"ground truth of seed {seed} differs from what this version simulates: re-run scorekeeper simulate"
+        )
+    return frames
+
+
 def write_clip(
     out: str | Path,
     simulation: Simulation,

@@ -152,7 +152,8 @@ class _Shapes:
             else:
                 shapes = [place(track.path(), self.outline)]
             polygons = np.stack([_padded(_clockwise(shape)) for shape in shapes], axis=1)
-            self.cache[index] = (polygons, np.roll(polygons, -1, axis=2) - polygons)
+            following = np.concatenate([polygons[:, :, 1:], polygons[:, :, :1]], axis=2)
+            self.cache[index] = (polygons, following - polygons)
         start = self.tracks[index].start
         polygons, edges = self.cache[index]
         return polygons[lo - start : hi - start], edges[lo - start : hi - start]
@@ -171,8 +172,8 @@ def _padded(shape: np.ndarray) -> np.ndarray:
 
 def _clockwise(shape: np.ndarray) -> np.ndarray:
     """Vertices in one winding (clockwise on screen, y down) so one sign test means inside."""
-    x, y = shape[0, :, 0], shape[0, :, 1]
-    area = float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+    x, y = shape[0, :, 0].tolist(), shape[0, :, 1].tolist()
+    area = sum(x[i - 1] * y[i] - y[i - 1] * x[i] for i in range(len(x)))
     return shape if area > 0 else shape[:, ::-1]
 
 
