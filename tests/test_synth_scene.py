@@ -119,3 +119,17 @@ def test_camera_centre_index_height_matches_the_request() -> None:
     top, bottom = apply_homography(cam.homography(), np.array([[0, -10], [0, 10]], float))
     assert abs(abs(bottom[1] - top[1]) - 40) < 0.5
     assert np.allclose(apply_homography(cam.homography(), np.array([[0.0, 0.0]])), [[640, 360]])
+
+
+def test_boxes_follow_the_perspective_of_a_tilted_camera(pack: ProceduralPack) -> None:
+    from scorekeeper.synth.webcam import card_to_table
+
+    cam = Camera.for_index_height(width=W, height=H, hfov=70, tilt=40, index_mm=15, index_px=40)
+    face = pack.face("5S")
+    pose = cam.homography() @ card_to_table(face.size[0], face.size[1], card_mm=88, angle=25,
+                                            centre=(0.0, 0.0))
+    scene = render_cards(_table(), [CardPose(face, pose)])
+    expected = [_projected_box(pose, b) for b in face.index_boxes]
+    assert len(scene.labels) == 2
+    for label in scene.labels:
+        assert max(_iou(label.box, e) for e in expected) > 0.8
