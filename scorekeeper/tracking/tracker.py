@@ -248,7 +248,10 @@ class Tracker:
         track.runs.append(run)
 
     def _continues(self, run: _Run, center: Point, frame: int) -> bool:
-        return frame - run.last_frame <= self._forget and math.dist(center, run.at) <= self._still
+        # A run of a sighting or two is no card yet: after a short gap it starts over, so stray
+        # misreads do not lend a card that lands later an earlier landing frame.
+        gap = self._forget if run.seen >= self.thresholds.min_sightings else 2 * self._settle
+        return frame - run.last_frame <= gap and math.dist(center, run.at) <= self._still
 
     def _approach_side(self, track: _Track, center: Point, frame: int) -> Side | None:
         if track.last_outside is not None and frame - track.last_outside[0] <= self._approach:
