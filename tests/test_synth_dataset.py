@@ -99,3 +99,26 @@ def test_contact_sheet_command_draws_a_picture(tmp_path: Path) -> None:
     assert cv2.imread(str(sheet)) is not None
     assert main(["dataset", "contact-sheet", str(tmp_path / "ds"), "--out", str(sheet),
                  "--crops"]) == 0
+
+
+def test_faces_and_table_photos_from_folders_are_used(tmp_path: Path) -> None:
+    import json
+
+    import numpy as np
+
+    from scorekeeper.synth.faces import FaceStyle, ProceduralPack, pack_file_name
+
+    deck = tmp_path / "my_deck"
+    deck.mkdir()
+    pack = ProceduralPack(FaceStyle.random(np.random.default_rng(1)))
+    for card in DECK:
+        face = pack.face(card)
+        cv2.imwrite(str(deck / f"{pack_file_name(card)}.png"), np.dstack([face.image, face.mask]))
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    cv2.imwrite(str(tables / "oak.jpg"), np.full((60, 80, 3), (30, 80, 140), np.uint8))
+    assert _build(tmp_path / "ds", "--faces", str(deck), "--procedural-share", "0",
+                  "--tables", str(tables)) == 0
+    manifest = json.loads((tmp_path / "ds" / "manifest.json").read_text())
+    assert manifest["faces"] == ["my_deck"]
+    assert manifest["counts"]["boxes"] > 0
