@@ -113,7 +113,8 @@ def test_faces_and_table_photos_from_folders_are_used(tmp_path: Path) -> None:
     pack = ProceduralPack(FaceStyle.random(np.random.default_rng(1)))
     for card in DECK:
         face = pack.face(card)
-        cv2.imwrite(str(deck / f"{pack_file_name(card)}.png"), np.dstack([face.image, face.mask]))
+        small = cv2.resize(np.dstack([face.image, face.mask]), (100, 140), interpolation=cv2.INTER_AREA)
+        cv2.imwrite(str(deck / f"{pack_file_name(card)}.png"), small)
     tables = tmp_path / "tables"
     tables.mkdir()
     cv2.imwrite(str(tables / "oak.jpg"), np.full((60, 80, 3), (30, 80, 140), np.uint8))

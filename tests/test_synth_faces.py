@@ -69,11 +69,13 @@ def _write_pack(folder: Path, style: FaceStyle, missing: tuple[str, ...] = ()) -
     truth = {}
     for card in DECK:
         face = pack.face(card)
-        truth[card.notation] = face.index_boxes
+        # Half size: quicker to write and read, and a smaller pack than the renderer's own.
+        truth[card.notation] = tuple(tuple(v / 2 for v in b) for b in face.index_boxes)
         stem = pack_file_name(card)
         if stem in missing:
             continue
-        rgba = np.dstack([face.image, face.mask])
+        rgba = cv2.resize(np.dstack([face.image, face.mask]), (face.size[0] // 2, face.size[1] // 2),
+                          interpolation=cv2.INTER_AREA)
         cv2.imwrite(str(folder / f"{stem}.png"), rgba)
     return truth
 
