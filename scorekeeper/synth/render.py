@@ -224,6 +224,8 @@ class Renderer:
         # Light from above: the middle of the hand a little brighter than its edges.
         soft = cv2.GaussianBlur(alpha, (0, 0), max(1.0, self.card_h / 25))
         color *= (0.8 + 0.25 * soft)[:, :, None]
+        # Skin is no paper cut-out: its outline falls off over a pixel or so.
+        alpha = cv2.GaussianBlur(alpha, (0, 0), 0.8)
         return _Layer(int(x1), int(y1), color, alpha)
 
     def _camera(self, frame: np.ndarray, effects: FrameEffects, index: int) -> np.ndarray:

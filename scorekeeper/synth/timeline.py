@@ -505,9 +505,13 @@ def _gather(
 
 def _clear_table(d: _Director, stacks: list[Track], collector: int) -> None:
     """The next dealer collects every pile to shuffle; the table is empty for the next deal."""
-    start = d.now
+    reach = d.now + d.frames(0.4, 0.6)
+    start = reach
     gone = start + d.frames(0.8, 1.2)
     away = d.offstage(collector, 0.0)
+    # His hand reaches across the table and sweeps the piles back with it.
+    middle = d.grip(d.layout.spot(collector, -0.3 * d.layout.card_height), collector)
+    d.hand(collector, [Key(d.now, d.hand_away(collector)), Key(reach, middle), Key(gone, away)])
     for stack in stacks:
         rest = stack.keys[-1].pose
         stack.keys.append(Key(start, rest))
