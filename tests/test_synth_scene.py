@@ -133,3 +133,13 @@ def test_boxes_follow_the_perspective_of_a_tilted_camera(pack: ProceduralPack) -
     assert len(scene.labels) == 2
     for label in scene.labels:
         assert max(_iou(label.box, e) for e in expected) > 0.8
+
+
+def test_scene_settings_reject_impossible_ranges() -> None:
+    from scorekeeper.synth import SynthError
+
+    with pytest.raises(SynthError, match="face_up"):
+        SceneConfig.from_json({"face_up": [0, 3]})
+    with pytest.raises(SynthError, match="unknown scene setting"):
+        SceneConfig.from_json({"cards": 3})
+    assert SceneConfig.from_json({"tilt": [10, 20]}).tilt == (10, 20)

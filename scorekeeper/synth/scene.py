@@ -69,6 +69,19 @@ class SceneConfig:
     """Smallest labelled box side in output pixels: anything smaller is unreadable."""
     aspects: tuple[float, ...] = (16 / 9, 4 / 3)
 
+    def __post_init__(self) -> None:
+        for name in ("index_px", "tilt", "hfov", "face_up", "face_down_stacks", "loose_backs",
+                     "distractors", "hands"):
+            lo, hi = getattr(self, name)
+            if lo > hi or lo < 0:
+                raise SynthError(f"scene setting {name} {[lo, hi]}: give [low, high] with 0 <= low <= high")
+        if not 1 <= self.face_up[0] <= self.face_up[1] <= 40:
+            raise SynthError(f"scene setting face_up {list(self.face_up)}: between 1 and 40 cards")
+        if self.index_px[0] <= 0 or self.tilt[1] >= 70 or not 1 <= self.hfov[0] <= self.hfov[1] < 150:
+            raise SynthError("scene settings: index_px above 0, tilt below 70 degrees, hfov 1-150 degrees")
+        if not self.aspects or min(self.aspects) <= 0:
+            raise SynthError("scene setting aspects: give width/height ratios above 0")
+
     @classmethod
     def from_json(cls, data: dict[str, object]) -> SceneConfig:
         known = {f.name for f in fields(cls)}
