@@ -93,3 +93,30 @@ def test_a_few_frames_render_and_read_back(tmp_path) -> None:
     assert np.std(frames[0]) > 3  # a table top, not a blank frame
     truth = json.loads((tmp_path / "clip.json").read_text(encoding="utf-8"))
     assert truth["frames"] == simulation.timeline.frames and truth["video"] == "clip.mp4"
+
+
+def test_the_pixels_show_cards_where_the_detections_say() -> None:
+    from scorekeeper.synth.render import Renderer
+    from scorekeeper.synth.truth import detection_stream
+
+    simulation = simulate(6, 1, camera="none")
+    timeline = simulation.timeline
+    plays = [e for e in simulation.truth["events"] if e["type"] == "card_played"]
+    frame = plays[3]["frame"] + 3  # four cards down, hands gone or going
+    detections = detection_stream(timeline)[frame]
+    image = Renderer(timeline, np.random.default_rng(0)).render(timeline.scene(frame))
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    assert detections.cards
+    for detection in detections.cards:
+        x1, y1, x2, y2 = (int(v) for v in detection.box)
+        patch = gray[y1:y2, x1:x2]
+        # A printed index: white paper and dark (or red) ink inside its box.
+        assert patch.max() > 180 and patch.min() < 120, detection
+
+
+def test_random_access_and_the_frame_sweep_agree() -> None:
+    timeline = simulate(2, 1).timeline
+    swept = {scene.frame: scene for scene in timeline.scenes()}
+    for frame in (0, 57, 301, timeline.frames - 1):
+        assert timeline.scene(frame).items == swept[frame].items
+        assert (timeline.scene(frame).camera == swept[frame].camera).all()
