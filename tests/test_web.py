@@ -342,3 +342,30 @@ def test_a_write_from_another_process_reaches_the_stream_within_a_second(app: Fl
     writer.join()
     assert update["seq"] == 2 and time.monotonic() - began < 1.1
     stream.close()
+
+
+def test_a_lost_camera_shows_on_the_page_and_reaches_open_streams(tmp_path: Path) -> None:
+    from scorekeeper.web.db import notify_live
+
+    live = {"camera": "live"}
+    app = create_app({
+        "TESTING": True, "DATABASE": str(tmp_path / "live.db"), "PIN": PIN,
+        "HEARTBEAT": 0.05, "WATCH_INTERVAL": 0.02, "LIVE_STATUS": lambda: dict(live),
+    })
+    client = app.test_client()
+    stream = events_of(client)
+    assert next(stream)["live"] == {"camera": "live"}
+    live["camera"] = "lost"
+    notify_live(app)
+    update = next(event for event in stream if event["event"] == "state")
+    assert update["live"] == {"camera": "lost"} and update["seq"] == 0, "no match event was needed"
+    stream.close()
+    assert state(client)["live"] == {"camera": "lost"}
+    page = client.get("/?lang=en").get_data(as_text=True)
+    initial = re.search(r'<script id="initial-state" type="application/json">(.*?)</script>', page, re.S)
+    assert initial is not None and json.loads(initial.group(1))["live"] == {"camera": "lost"}
+    assert 'id="camera"' in page
+
+
+def test_a_page_without_a_camera_says_nothing_about_one(client: FlaskClient) -> None:
+    assert state(client)["live"] is None

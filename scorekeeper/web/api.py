@@ -34,7 +34,7 @@ from scorekeeper.store import (
     event_to_json,
 )
 from scorekeeper.web.auth import PINS, PinGuard, pin_required
-from scorekeeper.web.db import get_hub, get_store
+from scorekeeper.web.db import get_hub, get_store, table_state
 from scorekeeper.web.replies import error
 
 bp = Blueprint("api", __name__)
@@ -127,7 +127,7 @@ def current_deal(tid: str, data: dict[str, Any]) -> int:
 
 @route("state")
 def state(table: str | None) -> Response:
-    return jsonify(get_store().state(table_id(table)))
+    return jsonify(table_state(table_id(table)))
 
 
 @route("record")

@@ -12,14 +12,27 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from scorekeeper.store import Store
 
 
+LiveStatus = Callable[[], dict[str, Any] | None]
+"""What the process feeding the store says about itself (``{"camera": "lost", ...}``), or None."""
+
+
 class Hub:
-    def __init__(self, store: Store, *, watch_interval: float = 0.1, heartbeat: float = 15.0) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        watch_interval: float = 0.1,
+        heartbeat: float = 15.0,
+        live: LiveStatus | None = None,
+    ) -> None:
         self.store = store
+        self.live = live
         self.watch_interval = watch_interval
         self.heartbeat = heartbeat
         self._changed = threading.Condition()
@@ -47,23 +60,28 @@ class Hub:
             cached = self._payloads.get(table_id)
             if cached is not None and cached[0] == version:
                 return cached[1], cached[2]
-            state = self.store.state(table_id)
+            state = self.state(table_id)
             text = json.dumps(state, ensure_ascii=False, separators=(",", ":"))
             self._payloads[table_id] = (version, state["seq"], text)
             return state["seq"], text
+
+    def state(self, table_id: str) -> dict[str, Any]:
+        state = self.store.state(table_id)
+        state["live"] = self.live() if self.live is not None else None
+        return state
 
     def stream(self, table_id: str) -> Iterator[str]:
         """Server-Sent Events for one page: the state now, then at every change; a ping when idle."""
         self._join()
         try:
             yield "retry: 1000\n\n"
-            last_seq = -1
+            last_text = ""
             while True:
                 with self._changed:
                     version = self._version
                 seq, text = self.payload(table_id)
-                if seq != last_seq:
-                    last_seq = seq
+                if text != last_text:  # a new event, or only the camera's status changed
+                    last_text = text
                     yield f"id: {seq}\nevent: state\ndata: {text}\n\n"
                 with self._changed:
                     woke = self._version != version or self._changed.wait(self.heartbeat)

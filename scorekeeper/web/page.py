@@ -11,7 +11,7 @@ from flask import Blueprint, abort, current_app, render_template, request
 
 from scorekeeper.errors import ScorekeeperError
 from scorekeeper.store import check_table_id
-from scorekeeper.web.db import get_store
+from scorekeeper.web.db import get_store, table_state
 
 LANGUAGES = ("pt", "en", "fr")
 
@@ -53,7 +53,7 @@ def show(table: str | None) -> Any:
         abort(404)
     lang = language()
     words = translations(str(current_app.static_folder))
-    state = get_store().state(tid)
+    state = table_state(tid)
     base = "" if table is None else f"/t/{tid}"
     return render_template(
         "page.html",

@@ -49,6 +49,14 @@
     return fmt(W.proof_later, { trick: r.proven_in_trick, card: card(shown), suit: suit });
   }
 
+  // Only `scorekeeper run` reports a camera; a page fed by hand shows nothing here.
+  function renderCamera() {
+    const live = state.live || {};
+    const box = $("camera");
+    box.hidden = live.camera !== "lost";
+    box.textContent = live.camera === "lost" ? W.camera_lost : "";
+  }
+
   function renderAlert() {
     const current = state.current ? state.current.number : 0;
     const shown = state.revokes.filter(
@@ -168,6 +176,7 @@
     const win = $("winner");
     win.hidden = !state.winner;
     win.innerHTML = state.winner ? `${esc(W.winner)} <b>${esc(W[state.winner])}</b> · ${state.score.nos}–${state.score.eles}` : "";
+    renderCamera();
     renderAlert();
     renderDeal();
     renderMesa();
@@ -190,7 +199,10 @@
     pollTimer = setInterval(() => {
       fetch(cfg.api + "/state", { cache: "no-store" })
         .then((r) => r.json())
-        .then((s) => { status("polling"); if (s.seq !== state.seq) render(s); })
+        .then((s) => {
+          status("polling");
+          if (s.seq !== state.seq || JSON.stringify(s.live) !== JSON.stringify(state.live)) render(s);
+        })
         .catch(() => status("offline"));
     }, 1000);
   }
