@@ -79,6 +79,8 @@ class Renderer:
             np.array(_SLEEVES[int(rng.integers(len(_SLEEVES)))], np.float32) for _ in range(4)
         ]
         self._faces: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._table_camera: np.ndarray | None = None
+        self._table_view = np.zeros((layout.height, layout.width, 3), np.float32)
         width, height = self.size
         self._noise = [rng.normal(0, 1, (height, width, 3)).astype(np.float32) for _ in range(3)]
         ys, xs = np.mgrid[0 : height // 8, 0 : width // 8].astype(np.float32)
@@ -106,14 +108,7 @@ class Renderer:
 
     def render(self, scene: Scene) -> np.ndarray:
         """The webcam frame of ``scene`` (BGR uint8, height x width x 3)."""
-        width, height = self.size
-        frame = cv2.warpPerspective(
-            self.table,
-            scene.camera @ np.linalg.inv(self.shift),
-            (width, height),
-            flags=cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REFLECT,
-        ).astype(np.float32)
+        frame = self._background(scene.camera).copy()
         for item in scene.items:
             motion = self._motion(item, scene)
             if item.kind == HAND:
@@ -129,6 +124,19 @@ class Renderer:
             _shade(frame, layer, shadow_offset, softness, depth)
             _composite(frame, layer)
         return self._camera(frame, self.timeline.effects(scene.frame), scene.frame)
+
+    def _background(self, camera: np.ndarray) -> np.ndarray:
+        """The bare table through this frame's camera; reused while the camera holds still."""
+        if self._table_camera is None or not np.array_equal(camera, self._table_camera):
+            self._table_view = cv2.warpPerspective(
+                self.table,
+                camera @ np.linalg.inv(self.shift),
+                self.size,
+                flags=cv2.INTER_LINEAR,
+                borderMode=cv2.BORDER_REFLECT,
+            ).astype(np.float32)
+            self._table_camera = camera.copy()
+        return self._table_view
 
     def _motion(self, item: Item, scene: Scene) -> tuple[float, float] | None:
         """Length and angle (frame pixels) the object moved since the last frame, if it smears."""
