@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from scorekeeper.commands.serve import lan_address, qr_text
+from scorekeeper.web.server import lan_address, qr_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
