@@ -102,8 +102,9 @@ def extract_context_crops(
     return np.stack(crops), np.asarray(labels, np.int64)
 
 
-def load_crop_folders(root: Path, split: str, *, size: int, only: Iterable[int] | None = None,
-                      limit_per_class: int | None = None, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def load_crop_folders(root: Path, split: str, *, size: int, margin: float = 0.2,
+                      only: Iterable[int] | None = None, limit_per_class: int | None = None,
+                      seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Crops from ``root/split/<class>/*.png`` resized to ``size`` (BGR), with class ids."""
     import cv2
 
@@ -125,19 +126,17 @@ def load_crop_folders(root: Path, split: str, *, size: int, only: Iterable[int] 
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
                 continue
-            crops.append(_square_resize(image, size))
+            crops.append(_square_resize(image, size, margin))
             labels.append(cls)
     if not crops:
         return np.zeros((0, size, size, 3), np.uint8), np.zeros((0,), np.int64)
     return np.stack(crops), np.asarray(labels, np.int64)
 
 
-def _square_resize(image: np.ndarray, size: int) -> np.ndarray:
-    """A folder crop is already framed around its index: pad it to a square, keep the framing."""
+def _square_resize(image: np.ndarray, size: int, margin: float) -> np.ndarray:
+    """A folder crop is framed around its index: treat the whole crop as the index box."""
     h, w = image.shape[:2]
-    side = float(max(w, h))
-    x1, y1 = (w - side) / 2.0, (h - side) / 2.0
-    return crop_square(image, (x1, y1, x1 + side, y1 + side), margin=0.0, size=size)
+    return crop_square(image, (0.0, 0.0, float(w), float(h)), margin=margin, size=size)
 
 
 def jittered_crop(context: np.ndarray, rng: np.random.Generator, *, margin: float, size: int,
@@ -220,10 +219,10 @@ def load_crop_data(*, detection_sets: list[Path], crop_sets: list[Path], size: i
                    np.zeros((0, size, size, 3), np.uint8))
         val_labels.append(vy)
     for root in crop_sets:
-        f, y = load_crop_folders(root, "train", size=size, seed=seed)
+        f, y = load_crop_folders(root, "train", size=size, margin=margin, seed=seed)
         fixed.append(f)
         fixed_labels.append(y)
-        vf, vy = load_crop_folders(root, "val", size=size, seed=seed)
+        vf, vy = load_crop_folders(root, "val", size=size, margin=margin, seed=seed)
         val.append(vf)
         val_labels.append(vy)
 

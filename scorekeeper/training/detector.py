@@ -65,6 +65,8 @@ class DetectorRecipe:
     device: str = "cpu"
     workers: int = 0
     seed: int = 0
+    time: float | None = None
+    """Hours: when set, ultralytics fits the epochs (and the learning-rate schedule) to this budget."""
 
 
 def train_detector(data_yaml: Path, project: Path, name: str, recipe: DetectorRecipe, *,
@@ -78,9 +80,8 @@ def train_detector(data_yaml: Path, project: Path, name: str, recipe: DetectorRe
         model = YOLO(str(last))
         model.train(resume=True)
         return run_dir
-    model = YOLO(recipe.model)
-    if init is not None:
-        model = YOLO(recipe.model).load(str(init))
+    # From our own checkpoint (its one-class head included) or from the architecture YAML.
+    model = YOLO(str(init)) if init is not None else YOLO(recipe.model)
     settings: dict[str, Any] = asdict(recipe)
     settings.pop("model")
     model.train(

@@ -2,8 +2,8 @@
 
 Steps (each can be run alone with ``--steps``):
 
-1. ``data``: ``scorekeeper dataset build`` writes a detection set (40 card classes; the detector
-   trains with ``single_cls``) and a crop set (40 cards + ``not_a_card``) under ``--data``;
+1. ``data``: ``scorekeeper dataset build --crops`` writes a detection set (40 card classes; the
+   detector trains with ``single_cls``) and its crop set (40 cards + ``not_a_card``) in ``--data``;
 2. ``detector``: the one-class index YOLO (:mod:`scorekeeper.training.detector`), run folder under
    ``--runs``; checkpoints every epoch;
 3. ``classifier``: the index CNN (:mod:`scorekeeper.training.classifier`) on crops of the same data;
@@ -30,6 +30,8 @@ from scorekeeper.training.classifier import ClassifierRecipe
 from scorekeeper.training.detector import DetectorRecipe
 
 STEPS = ("data", "detector", "classifier", "export", "evaluate")
+REAL_SIZES = (192, 256, 320)
+"""Detector input sizes also measured on realcards-dev (its indices are large: ~110 px in 640)."""
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 
@@ -48,7 +50,7 @@ class Recipe:
 
     @property
     def detection_set(self) -> Path:
-        return self.data / "detect"
+        return self.data
 
     @property
     def crop_set(self) -> Path:
@@ -66,17 +68,19 @@ def default_faces() -> list[Path]:
 
 
 def build_data(recipe: Recipe, log=print) -> None:
+    """One ``scorekeeper dataset build --crops``: the 40-class detection set and the crop set."""
+    if (recipe.detection_set / "data.yaml").is_file():
+        log(f"data: {recipe.detection_set} exists, kept")
+        return
     faces: list[str] = []
     for folder in recipe.faces:
         faces += ["--faces", str(folder)]
-    for target, extra in ((recipe.detection_set, []), (recipe.crop_set, ["--crops"])):
-        if (target / "data.yaml").is_file() or (target / "train").is_dir():
-            log(f"data: {target} exists, kept")
-            continue
-        command = [sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(target),
-                   "--images", str(recipe.images), "--seed", str(recipe.seed), *faces, *extra]
-        log("data: " + " ".join(command))
-        subprocess.run(command, check=True)
+    command = [sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(recipe.data),
+               "--images", str(recipe.images), "--seed", str(recipe.seed), "--crops",
+               # One process: two forked workers hung on this machine (2026-11-30, 0% CPU, no output).
+               "--workers", "1", *faces]
+    log("data: " + " ".join(command))
+    subprocess.run(command, check=True)
 
 
 def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dict[str, Any]:
@@ -131,6 +135,9 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dic
                                  realcards=recipe.realcards, log=log)
         figures["timings"] = timings
         (model_dir / "metrics.json").write_text(json.dumps(figures, indent=2) + "\n")
+        from scorekeeper.training.modelcard import update_model_card
+
+        update_model_card(model_dir.parent / "README.md", figures)
     return figures
 
 
@@ -179,4 +186,5 @@ def evaluate_model(model_dir: Path, *, detection_set: Path | None, realcards: Pa
     """Every figure of the model card (``benchmarks/vision_eval.py`` prints the same)."""
     from scorekeeper.vision.evaluate import measure_all
 
-    return measure_all(model_dir, synthetic=detection_set, realcards=realcards, log=log)
+    return measure_all(model_dir, synthetic=detection_set, realcards=realcards,
+                       real_sizes=REAL_SIZES, log=log)
