@@ -250,7 +250,7 @@ class Tracker:
     def _continues(self, run: _Run, center: Point, frame: int) -> bool:
         # A run of a sighting or two is no card yet: after a short gap it starts over, so stray
         # misreads do not lend a card that lands later an earlier landing frame.
-        gap = self._forget if run.seen >= self.thresholds.min_sightings else 2 * self._settle
+        gap = self._forget if run.seen >= self.thresholds.min_sightings else self._forget / 2
         return frame - run.last_frame <= gap and math.dist(center, run.at) <= self._still
 
     def _approach_side(self, track: _Track, center: Point, frame: int) -> Side | None:
@@ -282,33 +282,42 @@ class Tracker:
             and run.seen >= self.thresholds.min_presence * frames_given
         )
 
-    def _rival(self, run: _Run) -> _Run | None:
-        """Another card read at this spot, and seen more: this run is a misread of it.
+    def _misread(self, run: _Run) -> bool:
+        """Most of this run is other cards misread: it is no card of its own.
 
-        A misread names the card under the reader's box wrongly: the same box, in frames where
-        the real card is not read, and the real card is read there again afterwards. Two cards
-        mostly read in the same frames are two cards; a card never read again once a new one lies
-        on it is covered by it.
+        A misread names the card under the reader's box wrongly: a sighting is explained by
+        another card, read more often, at the same box about then, not in that very frame, and read
+        there within ``clear_seconds`` of it. A card that lands exactly on another one and hides
+        it is taken for a misread only until the hidden card has been unseen that long.
         """
-        # Count the other card's sightings from well before this one appeared: a card lying there
-        # for long has been seen there more than a misread that keeps coming back.
-        since = run.start_frame - self._forget
-        mine = set(run.frames)
-        for other in self._runs():
-            if (other.card == run.card or other.last_frame <= run.start_frame
-                    or other.seen_since(since) <= run.seen):
-                continue
-            frames, boxes = other.between(since, run.last_frame + self._forget)
-            if 2 * len(mine.intersection(frames)) >= run.seen:
-                continue
-            # Most of this run must sit on the other card's box: a run that began as a misread
-            # and went on as a real card landing nearby is that card.
-            theirs = set(boxes)
-            explained = sum(1 for b in run.boxes
-                            if any(_iou(a, b) >= self.thresholds.same_spot for a in theirs))
-            if 2 * explained > run.seen:
-                return other
-        return None
+        lo, hi = run.start_frame - self._forget, run.last_frame + self._forget
+        # Only a card read more often than this one around then can explain it away.
+        others = [o for o in self._runs()
+                  if o.card != run.card and o.last_frame >= run.start_frame - self._clear
+                  and o.start_frame <= hi and not self._replayed(o)
+                  and len(o.between(lo, hi)[0]) > run.seen]
+        if not others:
+            return False
+        explained = 0
+        for frame, box in zip(run.frames, run.boxes, strict=True):
+            for other in others:
+                if other.last_frame < frame - self._clear:
+                    continue
+                frames, boxes = other.between(max(lo, frame - self._forget), frame + self._forget)
+                if frame in frames:
+                    continue
+                if any(_iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
+                    explained += 1
+                    break
+        return 2 * explained > run.seen
+
+    def _replayed(self, run: _Run) -> bool:
+        """A run of a card the deal already holds, other than the run it was played from: by
+        the rules a misread itself, so it explains nothing away."""
+        state = self._state
+        return (state is not None and run.card in state.deal.played
+                and all(p.run is not run for p in state.trick)
+                and run.start_frame > state.gathered_at.get(run.card, -1))
 
     def _lay_there(self, run: _Run) -> bool:
         """Seen ``weak_sightings`` times with confidence, the last two at one spot: a card that
@@ -365,7 +374,7 @@ class Tracker:
         candidates = [r for r in self._runs()
                       if r.card not in played and not r.refused and r.start_frame > after]
         pending = [r for r in candidates
-                   if frame - r.last_frame <= self._forget and self._rival(r) is None]
+                   if frame - r.last_frame <= self._forget and not self._misread(r)]
         ready = sorted((r for r in pending if self._steady(r, frame, self._settle)),
                        key=lambda r: r.start_frame)
         if state.trick and len(state.trick) < CARDS_PER_TRICK:
@@ -415,7 +424,7 @@ class Tracker:
             return []
         seen: dict[Card, list[_Run]] = {}
         for run in candidates:
-            if run.start_frame <= last_seen and self._rival(run) is None:
+            if run.start_frame <= last_seen and not self._misread(run):
                 seen.setdefault(run.card, []).append(run)
         glimpsed = [runs for runs in seen.values()
                     if sum(r.seen for r in runs) >= self.thresholds.weak_sightings
