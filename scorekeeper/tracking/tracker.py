@@ -312,12 +312,11 @@ class Tracker:
         return 2 * explained > run.seen
 
     def _replayed(self, run: _Run) -> bool:
-        """A run of a card the deal already holds, other than the run it was played from: by
-        the rules a misread itself, so it explains nothing away."""
+        """A run of a gathered card that began after its trick was gathered: by the rules a
+        misread itself, so it explains nothing away."""
         state = self._state
-        return (state is not None and run.card in state.deal.played
-                and all(p.run is not run for p in state.trick)
-                and run.start_frame > state.gathered_at.get(run.card, -1))
+        return (state is not None and run.card in state.gathered_at
+                and run.start_frame > state.gathered_at[run.card])
 
     def _lay_there(self, run: _Run) -> bool:
         """Seen ``weak_sightings`` times with confidence, the last two at one spot: a card that
