@@ -309,7 +309,7 @@ class Tracker:
                 if any(_iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
                     explained += 1
                     break
-        return 2 * explained > run.seen
+        return 2 * explained >= run.seen
 
     def _replayed(self, run: _Run) -> bool:
         """A run of a gathered card that began after its trick was gathered: by the rules a
