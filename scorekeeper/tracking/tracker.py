@@ -271,19 +271,24 @@ class Tracker:
         for track in self._tracks.values():
             yield from track.runs
 
-    def _steady(self, run: _Run | None, frame: int, span: float) -> bool:
-        """Seen often enough, for long enough, and recently: the run is a card lying there."""
+    def _steady(self, run: _Run | None, frame: int, span: float,
+                frames: list[int] | None = None) -> bool:
+        """Seen often enough, for long enough, and recently: the run is a card lying there.
+
+        ``frames``: judge only these sightings of the run (those no other card explains).
+        """
         if run is None or frame - run.last_frame > self._forget:
             return False
+        seen = run.frames if frames is None else frames
         frames_given = self._updates - run.start_update + 1
         return (
-            run.seen >= self.thresholds.min_sightings
-            and run.last_frame - run.start_frame >= span
-            and run.seen >= self.thresholds.min_presence * frames_given
+            len(seen) >= self.thresholds.min_sightings
+            and seen[-1] - seen[0] >= span
+            and len(seen) >= self.thresholds.min_presence * frames_given
         )
 
-    def _misread(self, run: _Run) -> bool:
-        """Most of this run is other cards misread: it is no card of its own.
+    def _unexplained(self, run: _Run) -> list[int]:
+        """The frames of this run's sightings that are not another card misread.
 
         A misread names the card under the reader's box wrongly: a sighting is explained by
         another card, read more often, at the same box about then, not in that very frame, and read
@@ -297,8 +302,8 @@ class Tracker:
                   and o.start_frame <= hi and not self._replayed(o)
                   and len(o.between(lo, hi)[0]) > run.seen]
         if not others:
-            return False
-        explained = 0
+            return run.frames
+        own: list[int] = []
         for frame, box in zip(run.frames, run.boxes, strict=True):
             for other in others:
                 if other.last_frame < frame - self._clear:
@@ -307,9 +312,14 @@ class Tracker:
                 if frame in frames:
                     continue
                 if any(_iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
-                    explained += 1
                     break
-        return 2 * explained >= run.seen
+            else:
+                own.append(frame)
+        return own
+
+    def _misread(self, run: _Run) -> bool:
+        """Half of this run or more is another card misread: it is no card of its own."""
+        return 2 * len(self._unexplained(run)) <= run.seen
 
     def _replayed(self, run: _Run) -> bool:
         """A run of a gathered card that began after its trick was gathered: by the rules a
@@ -372,9 +382,12 @@ class Tracker:
         after = max(state.cleared_at, state.trick[-1].run.start_frame if state.trick else -1)
         candidates = [r for r in self._runs()
                       if r.card not in played and not r.refused and r.start_frame > after]
+        own = {id(r): self._unexplained(r) for r in candidates if frame - r.last_frame <= self._forget}
         pending = [r for r in candidates
-                   if frame - r.last_frame <= self._forget and not self._misread(r)]
-        ready = sorted((r for r in pending if self._steady(r, frame, self._settle)),
+                   if id(r) in own and 2 * len(own[id(r)]) > r.seen]
+        # A run some of whose sightings are another card misread is judged on the rest alone:
+        # whether it is a card must not depend on how soon the other card is read again.
+        ready = sorted((r for r in pending if self._steady(r, frame, self._settle, own[id(r)])),
                        key=lambda r: r.start_frame)
         if state.trick and len(state.trick) < CARDS_PER_TRICK:
             events += self._salvage(state, candidates, ready, frame)
