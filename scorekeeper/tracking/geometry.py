@@ -98,11 +98,6 @@ class TableGeometry:
             return Side.BOTTOM if dy > 0 else Side.TOP
         return Side.RIGHT if dx > 0 else Side.LEFT
 
-    def lean(self, point: Point) -> float:
-        """How far from the centre toward its side a point lies: 0 at the centre, 1 on the area's edge."""
-        dx, dy = self._offset(point)
-        return max(abs(dx), abs(dy))
-
     def seat_at(self, side: Side) -> int:
         steps = (_COUNTER_CLOCKWISE.index(side) - _COUNTER_CLOCKWISE.index(self.seat0)) % 4
         return (-steps) % 4 if self.clockwise else steps

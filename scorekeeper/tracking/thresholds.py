@@ -44,14 +44,10 @@ class Thresholds:
     """Gap after which a card's still run is over and a new sighting starts a new one. Raising it
     bridges longer occlusions; it risks joining a card's old spot to a new one."""
 
-    approach_seconds: float = 3.0
-    """How far back a sighting outside the play area still tells which side a card came from.
-    Raising it finds the side of slow plays; it risks taking a side from a stale or wrong read."""
-
-    side_margin: float = 0.35
-    """When a card is first seen already inside the play area, how far toward a side (0 centre, 1 edge)
-    it must lie for that side to count. Raising it avoids false seat disagreements on a crowded pile;
-    it checks fewer seats."""
+    approach_seconds: float = 1.0
+    """How long before a card enters the play area a sighting of it by a side still tells which
+    side it came from (a card slides in within about half a second). Raising it finds the side
+    of slow plays; it risks taking the side of a stray read of that card elsewhere."""
 
     weak_sightings: int = 2
     """Sightings (the last two at one spot) that make a card, covered by the next one before it

@@ -243,7 +243,7 @@ class Tracker:
             if self._continues(run, center, frame):
                 run.add(detection, frame)
                 return
-        run = _Run(track.card, self._updates, approach=self._approach_side(track, center, frame))
+        run = _Run(track.card, self._updates, approach=self._approach_side(track, frame))
         run.add(detection, frame)
         track.runs.append(run)
 
@@ -253,11 +253,14 @@ class Tracker:
         gap = self._forget if run.seen >= self.thresholds.min_sightings else self._forget / 2
         return frame - run.last_frame <= gap and math.dist(center, run.at) <= self._still
 
-    def _approach_side(self, track: _Track, center: Point, frame: int) -> Side | None:
+    def _approach_side(self, track: _Track, frame: int) -> Side | None:
+        """The side the card was last seen on before it entered the play area, if lately.
+
+        Where a card lies inside the area says little: cards land near the middle, and the
+        reader's box may be either corner index.
+        """
         if track.last_outside is not None and frame - track.last_outside[0] <= self._approach:
             return track.last_outside[1]
-        if self.geometry.lean(center) >= self.thresholds.side_margin:
-            return self.geometry.side_of(center)
         return None
 
     def _prune(self, frame: int) -> None:
