@@ -544,7 +544,9 @@ class Tracker:
             if track is None:
                 continue
             for run in track.runs:
-                if run.start_frame > gathered and self._steady(run, frame, self._settle):
+                # One that other frames explain as another card misread is corrected, not flagged.
+                if (run.start_frame > gathered and self._steady(run, frame, self._settle)
+                        and self._steady(run, frame, self._settle, self._unexplained(run))):
                     events += self._flag_once(
                         frame, "already_played", card, None,
                         f"{card} lies in the play area but was already played this deal: a "
