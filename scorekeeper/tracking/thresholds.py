@@ -20,9 +20,9 @@ class Thresholds:
     waits for a third)."""
 
     min_presence: float = 0.25
-    """Share of the frames since a card landed in which it must be seen. Raising it refuses a
-    misread that comes back now and then at the same spot; it delays a card a hand covers right
-    after it lands, until the hand has gone."""
+    """Share of the frames given since a card landed in which it must be seen. Raising it refuses
+    reads that come and go (a ghost that returns now and then); it delays a card a hand covers
+    right after it lands, until the hand has gone."""
 
     still_radius: float = 0.15
     """How far (share of the image's shorter side) a card's box may move from one sighting to the
@@ -32,17 +32,20 @@ class Thresholds:
     waved over the table, at the cost of restarting the wait on jumpy boxes."""
 
     clear_seconds: float = 0.8
-    """How long the four cards of a full trick must all be unseen before the trick is gathered. Raising
-    it survives longer hands over the pile; it delays ``trick_gathered`` (a new card is played only
-    after the old trick is gathered, so a quick lead waits too)."""
+    """How long the cards of a trick must all be unseen before it counts as gathered (full) or as
+    vanished (unfinished); also how long a card hidden exactly under a new one may still explain
+    the new one away as a misread. Raising it survives longer hands over the pile; it delays
+    ``trick_gathered`` (a quick lead waits for it, though a new card seen landing gathers the
+    trick after ``settle_seconds``)."""
 
     turned_seconds: float = 0.6
     """How long a face-up card must lie still by one side, before any play, to be taken as the turned
     card. Raising it ignores cards shown briefly; it delays the start of the deal."""
 
     forget_seconds: float = 1.5
-    """Gap after which a card's still run is over and a new sighting starts a new one. Raising it
-    bridges longer occlusions; it risks joining a card's old spot to a new one."""
+    """Gap after which a card's run is over and a new sighting starts a new one (half of it for a
+    run of one or two sightings); also how far around a read other reads are compared. Raising
+    it bridges longer occlusions; it risks joining stray reads to a card landing later."""
 
     approach_seconds: float = 1.0
     """How long before a card enters the play area a sighting of it by a side still tells which
@@ -50,9 +53,9 @@ class Thresholds:
     of slow plays; it risks taking the side of a stray read of that card elsewhere."""
 
     weak_sightings: int = 2
-    """Sightings (the last two at one spot) that make a card, covered by the next one before it
-    settled, a weak play. Raising it refuses more two-frame misreads; it loses more cards hidden
-    quickly."""
+    """Sightings (the last two at one spot) that make a card that landed and got covered before it
+    settled a weak play (flagged): played before the next card, or to complete a trick that
+    vanished. Raising it refuses more two-frame misreads; it loses more cards hidden quickly."""
 
     weak_confidence: float = 0.8
     """Mean read confidence a weak play needs. Raising it refuses more misreads that happened to
@@ -60,11 +63,11 @@ class Thresholds:
     doubtfully, whose trick then waits to be completed when the play area empties."""
 
     same_spot: float = 0.5
-    """Box overlap (intersection over union) at which two cards are read at one spot, at about the
-    same time: the one seen less since the other appeared is a misread of it. Raising it lets more
-    misreads through; lowering it risks dismissing a real card dropped almost exactly on another
-    one. (A box merely inside another is no sign: a card's two-corner box spans the whole card, and
-    the next card lands on it.)"""
+    """Box overlap (intersection over union) at which a read sits on another card's box: read there
+    in a frame where that card, read more often around then, is not, it is that card misread.
+    Raising it lets more misreads through; lowering it risks dismissing a real card dropped
+    almost exactly on another one. (A box merely inside another is no sign: a card's two-corner
+    box spans the whole card, and the next card lands on it.)"""
 
     suspect_confidence: float = 0.6
     """A proven renúncia resting on a read below this confidence is flagged as suspected. Raising it

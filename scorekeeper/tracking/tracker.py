@@ -285,7 +285,7 @@ class Tracker:
         seen = run.frames if frames is None else frames
         frames_given = self._updates - run.start_update + 1
         return (
-            len(seen) >= self.thresholds.min_sightings
+            len(seen) >= max(1, self.thresholds.min_sightings)
             and seen[-1] - seen[0] >= span
             and len(seen) >= self.thresholds.min_presence * frames_given
         )
