@@ -6,10 +6,12 @@ runs, from several frames, never from one:
 - a run is *played* when the card has lain in the play area for ``settle_seconds`` (seen in at
   least ``min_sightings`` frames and in ``min_presence`` of the frames that reached the tracker), so
   a one-frame ghost, a card sliding in and a hand passing over neither create nor lose a play;
-- a run read at the same box as another card, in frames where that card is unread, while that card
-  is read there again afterwards, is a misread of it (a *rival*), never a play;
+- a sighting at the box of another card read more often around then, in a frame where that card
+  is not read, is that card misread; a run is judged on its other sightings only, and a run that
+  is mostly misreads is never a play;
 - runs are played in the order the cards landed: a card that landed, was seen a couple of times at
-  one spot and then got covered by the next one is played first, as a weak read (flagged);
+  one spot with confidence and then got covered by the next one is played first, as a weak read
+  (flagged);
 - the seat comes from the order of play (the rules engine's ``Deal.to_play``) and is cross-checked
   with the side the card came from: a disagreement is an ``uncertain`` event;
 - before the first trick, a face-up card lying still by one side is the turned card: it gives the
