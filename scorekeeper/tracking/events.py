@@ -115,8 +115,8 @@ class Uncertain:
     frame: int
     deal: int
     reason: str
-    """A short stable key: ``seat``, ``weak_read``, ``already_played``, ``illegal_read``, ``trick_vanished``,
-    ``several_turned``, ``play_before_turned``, ``stream_ended``."""
+    """A short stable key: ``seat``, ``weak_read``, ``trick_vanished``, ``already_played``,
+    ``illegal_read``, ``several_turned``, ``play_before_turned``, ``stream_ended``."""
     detail: str
     card: Card | None = None
     seat: int | None = None
