@@ -15,7 +15,9 @@ from collections.abc import Sequence
 from scorekeeper import __version__
 from scorekeeper.errors import ScorekeeperError
 
-COMMANDS: tuple[str, ...] = ("replay", "serve", "track", "detect", "train", "simulate", "dataset")
+COMMANDS: tuple[str, ...] = (
+    "demo", "run", "serve", "replay", "track", "detect", "simulate", "dataset", "train",
+)
 """Subcommand modules under ``scorekeeper.commands``, in the order ``--help`` lists them."""
 
 BAD_INPUT = 2

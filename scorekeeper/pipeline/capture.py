@@ -98,6 +98,7 @@ class ResilientCapture:
         max_backoff: float = 8.0,
         stall_reads: int = 10,
         sleep: Sleep = time.sleep,
+        clock: Clock = time.monotonic,
         default_fps: float = 15.0,
     ) -> None:
         self.spec = spec if isinstance(spec, SourceSpec) else SourceSpec(str(spec))
@@ -107,6 +108,7 @@ class ResilientCapture:
         self._max_backoff = max_backoff
         self._stall_reads = stall_reads
         self._sleep = sleep
+        self._clock = clock
         self._default_fps = default_fps
         self._capture: Any = None
         self._stopped = False
@@ -124,8 +126,20 @@ class ResilientCapture:
     def fps(self) -> float:
         import cv2
 
-        fps = float(self._capture.get(cv2.CAP_PROP_FPS)) if self._capture is not None else 0.0
+        if self._capture is None:
+            return self._default_fps
+        fps = float(self._capture.get(cv2.CAP_PROP_FPS))
         return fps if 1.0 <= fps <= 120.0 else self._default_fps
+
+    def frame_size(self) -> tuple[int, int]:
+        """(width, height) the source announces, or 1280x720 when it says nothing useful."""
+        import cv2
+
+        if self._capture is None:
+            return (1280, 720)
+        width = int(self._capture.get(cv2.CAP_PROP_FRAME_WIDTH))
+        height = int(self._capture.get(cv2.CAP_PROP_FRAME_HEIGHT))
+        return (width, height) if width > 0 and height > 0 else (1280, 720)
 
     def frames(self) -> Iterator[Frame]:
         if self._capture is None:
@@ -146,7 +160,10 @@ class ResilientCapture:
             self.frames_skipped += 1
             if failures < self._stall_reads:
                 continue
+            lost_at = self._clock()
             self._reconnect()
+            # Frame indices are the tracker's clock: the time the camera was away still passed.
+            index += round((self._clock() - lost_at) * self.fps())
             failures = 0
         self.close()
 

@@ -1,0 +1,114 @@
+"""``scorekeeper run``: camera to phone in one process."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from scorekeeper.errors import RulesError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="watch the table with a camera and serve the live score",
+        description=(
+            "Capture, read the cards, follow the game, keep the match in the store and serve the page, "
+            "all in one process. Ctrl-C stops; running again continues the same match."
+        ),
+    )
+    parser.add_argument("--source", required=True, help="camera index (0), video file, or stream URL")
+    add_session_options(parser)
+    parser.add_argument("--rules", metavar="RULES",
+                        help="a preset (tournament, brazil, cafe) or key=value pairs: tie=carry,target=7")
+    parser.set_defaults(handler=run)
+
+
+def add_session_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", metavar="PATH", help="event store file (default: in the user's data folder)")
+    parser.add_argument("--pin", help="table PIN for corrections (default: a new random 4-digit PIN)")
+    parser.add_argument("--table", default="mesa", help="table id in the store (default: mesa)")
+    parser.add_argument("--host", default="0.0.0.0", help="address the page listens on (default: all)")
+    parser.add_argument("--port", type=int, default=8000, help="port of the page (default: 8000)")
+    parser.add_argument("--model", help="card reader model folder or name (default: the shipped one)")
+    parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+
+
+def parse_rules(text: str) -> Any:
+    """``brazil`` or ``tie=carry,target=7`` as a :class:`~scorekeeper.rules.Rules`."""
+    from scorekeeper.rules import PRESETS, Rules
+
+    if text in PRESETS:
+        return PRESETS[text]
+    values: dict[str, Any] = {}
+    for pair in filter(None, (p.strip() for p in text.split(","))):
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise RulesError(
+                f"--rules {text!r}: {pair!r} is neither a preset ({', '.join(PRESETS)}) nor key=value"
+            )
+        values[key.strip()] = int(value) if value.strip().isdigit() else value.strip()
+    return Rules.from_json(values)
+
+
+def run(args: argparse.Namespace) -> int:
+    from scorekeeper.pipeline.session import TableSession
+    from scorekeeper.store import check_table_id, default_db_path
+
+    session = TableSession(
+        source=args.source,
+        database=args.db or str(default_db_path()),
+        table_id=check_table_id(args.table),
+        reader_factory=reader_factory(args.model),
+        rules=parse_rules(args.rules) if args.rules else None,
+        warn=lambda line: print(line, file=sys.stderr),
+    )
+    return serve_session(session, args, hold_page=False)
+
+
+def reader_factory(model: str | None) -> Any:
+    def load() -> Any:
+        from scorekeeper.vision.reader import CardReader
+
+        return CardReader(model)
+
+    return load
+
+
+def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) -> int:
+    """Store, then page, then the source: the phones see the score before the camera answers."""
+    from scorekeeper.pipeline.progress import describe
+    from scorekeeper.web import create_app
+    from scorekeeper.web.db import notify_live
+    from scorekeeper.web.server import announce, make_page_server, new_pin
+
+    store = session.open_store()
+    pin = args.pin or new_pin()
+    app = create_app({
+        "DATABASE": session.database, "PIN": pin, "DEFAULT_TABLE": session.table_id,
+        "LIVE_STATUS": session.status.snapshot,
+    })
+    session.status.set_listener(lambda: notify_live(app))
+    page = make_page_server(app, args.host, args.port)
+    page.start_in_background()
+    announce(page, pin=pin, database=session.database, qr=not args.no_qr)
+
+    def show(event: Any, _at: float) -> None:
+        line = describe(event, store.state(session.table_id))
+        if line:
+            print(line, flush=True)
+
+    session.on_event = show
+    try:
+        stats = session.run(store)
+        print(f"Source ended after {stats.frames_seen} frames ({stats.read_fps:.1f} frames/s read).")
+        if hold_page:
+            print("The page stays up: Ctrl-C stops.", flush=True)
+            page.thread.join() if page.thread else None
+    except KeyboardInterrupt:
+        session.stop()
+        print("Stopped; the match is stored and continues at the next start.", file=sys.stderr)
+    finally:
+        page.stop()
+    return 0

@@ -1,0 +1,66 @@
+"""One table's session: the source, the card reader, the tracker, the store and the page, wired up.
+
+``TableSession`` owns the order things start in: the store first (the match is safe before
+anything else runs), then the page (the phones see the score even before the camera answers), then
+the source and the reader, each failing with a one-line error. Frames then flow one way through
+:func:`~scorekeeper.pipeline.loop.run_loop` until the source ends or Ctrl-C; every event is stored
+as it happens, so stopping at any moment loses nothing and a restart continues the same match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec
+from scorekeeper.pipeline.loop import EventListener, FrameReader, LoopStats, run_loop
+from scorekeeper.pipeline.recorder import StoreRecorder
+from scorekeeper.pipeline.status import LiveStatus
+from scorekeeper.rules import Rules
+from scorekeeper.store import RulesChanged, Store
+from scorekeeper.tracking import TableGeometry, Tracker
+
+ReaderFactory = Callable[[], FrameReader]
+
+
+@dataclass
+class TableSession:
+    source: str
+    database: str
+    table_id: str
+    reader_factory: ReaderFactory
+    rules: Rules | None = None
+    """Rules to set for the match; None keeps what the store has."""
+    geometry: TableGeometry | None = None
+    """Where the seats and the play area are; None: the default overhead layout for the frame size."""
+    realtime: bool = False
+    warn: Callable[[str], None] = print
+    on_event: EventListener | None = None
+    status: LiveStatus = field(default_factory=LiveStatus)
+    capture: ResilientCapture | None = None
+
+    def open_store(self) -> Store:
+        store = Store.open(self.database)
+        if self.rules is not None:
+            wanted = self.rules.to_json()
+            if store.state(self.table_id)["rules"] != wanted:
+                store.append(self.table_id, RulesChanged(wanted))
+        return store
+
+    def run(self, store: Store) -> LoopStats:
+        """Open the source and the reader (one-line errors), then follow the game to the end."""
+        self.capture = ResilientCapture(
+            SourceSpec(self.source), on_status=lambda state, detail: self.status.update(state, detail)
+        )
+        self.capture.open()
+        reader = self.reader_factory()
+        geometry = self.geometry or TableGeometry.default(*self.capture.frame_size())
+        rules = Rules.from_json(store.state(self.table_id)["rules"])
+        tracker = Tracker(geometry, rules, fps=self.capture.fps())
+        recorder = StoreRecorder(store, self.table_id, warn=self.warn)
+        return run_loop(
+            self.capture, reader, tracker, recorder, realtime=self.realtime, on_event=self.on_event
+        )
+
+    def stop(self) -> None:
+        if self.capture is not None:
+            self.capture.stop()
