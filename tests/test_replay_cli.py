@@ -75,6 +75,15 @@ def test_bad_input_exits_2_with_one_line_naming_the_problem(tmp_path, capsys, da
     assert err.count("\n") == 1 and message in err, err
 
 
+def test_a_simulated_clips_ground_truth_replays_to_the_score_it_claims(capsys):
+    from scorekeeper.synth.simulate import demo_clip
+
+    truth_path = demo_clip()[1]
+    status, out, _ = run(capsys, str(truth_path), "--json")
+    assert status == 0
+    assert json.loads(out)["score"] == json.loads(truth_path.read_text(encoding="utf-8"))["score"]
+
+
 def test_missing_file(capsys):
     status, _, err = run(capsys, "no/such/match.json")
     assert status == 2 and "no such file 'no/such/match.json'" in err

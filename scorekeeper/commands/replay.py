@@ -17,7 +17,9 @@ def register(subparsers: Any) -> None:
         help="score a match record (JSON) with the rules engine",
         description="Replay a match record through the rules engine and print the result.",
     )
-    parser.add_argument("file", help="match record JSON file, or - for standard input")
+    parser.add_argument(
+        "file", help="match record JSON file (or a simulated clip's clip.json), or - for standard input"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.set_defaults(handler=run)
 
@@ -41,7 +43,10 @@ def read_record_file(name: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     from scorekeeper.rules import replay_record
 
-    result = replay_record(read_record_file(args.file))
+    data = read_record_file(args.file)
+    if isinstance(data, dict) and "record" in data and "events" in data:
+        data = data["record"]  # a simulated clip's ground truth (clip.json) carries its record
+    result = replay_record(data)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     else:
