@@ -81,3 +81,10 @@ def test_broken_stream_line_names_the_line(tmp_path: Path, capsys: pytest.Captur
     assert main(["track", str(stream)]) == 2
     err = capsys.readouterr().err
     assert "line 2" in err and "9H" in err and err.count("\n") == 1
+
+
+def test_noise_share_out_of_range_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stream = tmp_path / "trick.jsonl"
+    write_trick(stream)
+    assert main(["track", str(stream), "--drop", "1.5"]) == 2
+    assert "--drop 1.5: give a share between 0 and 1" in capsys.readouterr().err

@@ -114,7 +114,7 @@ class _Frames:
 
 
 def _open_source(args: argparse.Namespace) -> tuple[float | None, dict[str, Any] | None, _Frames]:
-    from scorekeeper.tracking.noise import Noise, degrade
+    from scorekeeper.tracking.noise import degrade
     from scorekeeper.tracking.stream import read_stream
 
     path = Path(args.source)
@@ -127,13 +127,18 @@ def _open_source(args: argparse.Namespace) -> tuple[float | None, dict[str, Any]
         geometry_json = header.geometry.to_json() if header.geometry else None
     else:
         fps, frames = _video_detections(args)
-    noise = _noise(args, Noise)
+    noise = _noise(args)
     if noise is not None:
         frames = degrade(frames, noise, random.Random(args.seed))
     return fps, geometry_json, _Frames(iter(frames))
 
 
-def _noise(args: argparse.Namespace, noise_type: Any) -> Any:
+def _noise(args: argparse.Namespace) -> Any:
+    """The noise asked for: ``--noise`` for issue 5's mix, single knobs on top of it or of none."""
+    from dataclasses import replace
+
+    from scorekeeper.tracking.noise import Noise
+
     given = {name: getattr(args, name) for name in ("drop", "misread", "spurious", "cover")
              if getattr(args, name) is not None}
     for name, value in given.items():
@@ -141,10 +146,7 @@ def _noise(args: argparse.Namespace, noise_type: Any) -> Any:
             raise SourceError(f"--{name} {value}: give a share between 0 and 1")
     if not args.noise and not given:
         return None
-    base = noise_type() if args.noise else noise_type.none()
-    from dataclasses import replace
-
-    return replace(base, **given)
+    return replace(Noise() if args.noise else Noise.none(), **given)
 
 
 def _geometry(args: argparse.Namespace, from_source: dict[str, Any] | None, frames: _Frames) -> Any:
