@@ -117,6 +117,7 @@ def _open_source(args: argparse.Namespace) -> tuple[float | None, dict[str, Any]
     from scorekeeper.tracking.noise import degrade
     from scorekeeper.tracking.stream import read_stream
 
+    noise = _noise(args)  # before opening anything, so a bad option leaves nothing open
     path = Path(args.source)
     geometry_json: dict[str, Any] | None = None
     if args.from_truth:
@@ -127,7 +128,6 @@ def _open_source(args: argparse.Namespace) -> tuple[float | None, dict[str, Any]
         geometry_json = header.geometry.to_json() if header.geometry else None
     else:
         fps, frames = _video_detections(args)
-    noise = _noise(args)
     if noise is not None:
         frames = degrade(frames, noise, random.Random(args.seed))
     return fps, geometry_json, _Frames(iter(frames))
@@ -242,10 +242,11 @@ def _account(tracked: Any, comparison: Any, *, fps: float, seconds: float) -> st
     lines.append(format_result(tracked.result()))
     delays = tracked.play_delays()
     speed = tracked.frames / seconds if seconds > 0 else float("inf")
-    lines.append(
-        f"Tracked {tracked.frames} frames at {speed:,.0f} frames/s; a play was announced "
-        f"{(sum(delays) / len(delays) / fps if delays else 0):.2f} s after the card settled (mean)"
-    )
+    line = f"Tracked {tracked.frames} frames at {speed:,.0f} frames/s"
+    if delays:
+        line += (f"; a play was announced {sum(delays) / len(delays) / fps:.2f} s after the card "
+                 "settled (mean)")
+    lines.append(line)
     if comparison is not None:
         lines.append(f"Against the ground truth: {comparison.summary()}")
     return "\n".join(lines)

@@ -12,7 +12,6 @@ Errors name the file and line and say what to fix.
 
 from __future__ import annotations
 
-import itertools
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -93,35 +92,35 @@ def write_stream(out: TextIO, frames: Iterable[FrameDetections], header: StreamH
 
 
 def read_stream(path: Path) -> tuple[StreamHeader, Iterator[FrameDetections]]:
-    """The header (empty when the file has none) and the frames, read lazily for JSON Lines."""
+    """The header (empty when the file has none) and the frames, read lazily for JSON Lines.
+
+    The file is opened again by the frames' iterator, and only once it is iterated, so a stream
+    abandoned before its first frame leaves no file open.
+    """
     try:
-        handle = path.open(encoding="utf-8")
+        with path.open(encoding="utf-8") as handle:
+            first = handle.readline() if path.suffix != ".json" else handle.read()
     except OSError as error:
         raise SourceError(f"cannot open detection stream {str(path)!r}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        raise SourceError(f"{path}: not a text detection stream ({error.reason})") from None
     if path.suffix == ".json":
-        with handle:
-            data = _load(handle.read(), str(path))
+        data = _load(first, str(path))
         if not isinstance(data, dict) or not isinstance(data.get("frames"), list):
             raise SourceError(f"{path}: expected {{\"fps\": ..., \"geometry\": ..., \"frames\": [...]}}")
         frames = data["frames"]
         header = header_from_json(data, str(path))
         return header, (frame_from_json(f, f"{path}, frame {i}") for i, f in enumerate(frames))
-    first = handle.readline()
-    header = StreamHeader()
-    pending: list[tuple[int, str]] = []
-    if first.strip():
-        data = _load(first, f"{path}, line 1")
-        if isinstance(data, dict) and "frame" not in data:
-            header = header_from_json(data, f"{path}, line 1")
-        else:
-            pending.append((1, first))
-    return header, _frames(handle, path, pending)
+    data = _load(first, f"{path}, line 1") if first.strip() else None
+    if isinstance(data, dict) and "frame" not in data:
+        return header_from_json(data, f"{path}, line 1"), _frames(path, skip=1)
+    return StreamHeader(), _frames(path, skip=0)
 
 
-def _frames(handle: TextIO, path: Path, pending: list[tuple[int, str]]) -> Iterator[FrameDetections]:
-    with handle:
-        for number, line in itertools.chain(pending, enumerate(handle, start=2)):
-            if line.strip():
+def _frames(path: Path, skip: int) -> Iterator[FrameDetections]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if number > skip and line.strip():
                 where = f"{path}, line {number}"
                 yield frame_from_json(_load(line, where), where)
 
