@@ -190,22 +190,14 @@ def _read_truth(path: Path) -> dict[str, Any]:
 
 def _truth_detections(path: Path) -> tuple[float | None, dict[str, Any] | None, Iterator[Any]]:
     """Perfect detections of a simulated clip, rebuilt from the seed and options in its truth."""
-    from scorekeeper.synth.simulate import simulate_detections
+    from scorekeeper.errors import ScorekeeperError
+    from scorekeeper.synth.simulate import detections_for_truth
 
     truth = _read_truth(path)
-    options = truth.get("options")
-    if not isinstance(options, dict) or not isinstance(truth.get("seed"), int):
-        raise SourceError(f"{str(path)!r} has no seed and options: make it with scorekeeper simulate")
-    options = dict(options)
-    deals = int(options.pop("deals", 1))
-    if "size" in options:
-        options["size"] = tuple(options["size"])
-    frames, rebuilt = simulate_detections(truth["seed"], deals, **options)
-    if rebuilt["record"] != truth["record"]:
-        raise SourceError(
-            f"{str(path)!r} was made by another version of the simulator: its seed no longer "
-            "gives the same deals; simulate it again"
-        )
+    try:
+        frames = detections_for_truth(truth)
+    except ScorekeeperError as error:
+        raise SourceError(f"{str(path)!r}: {error}") from None
     return float(truth["fps"]), truth.get("geometry"), iter(frames)
 
 
