@@ -67,9 +67,13 @@ def _class_of_folder(name: str) -> int | None:
 
 
 def extract_context_crops(
-    dataset: Path, split: str, *, limit: int | None = None, seed: int = 0
+    dataset: Path, split: str, *, limit: int | None = None, seed: int = 0, min_px: float = 12.0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Context crops (N x 96 x 96 x 3 BGR) around every labelled index of a YOLO detection set."""
+    """Context crops (N x 96 x 96 x 3 BGR) around the labelled indices of a YOLO detection set.
+
+    Indices whose box is under ``min_px`` on its longer side are skipped: at 4-10 px nobody can
+    read them, and training on them only slows the classifier down.
+    """
     import cv2
 
     images = sorted(p for p in (dataset / "images" / split).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
@@ -95,6 +99,8 @@ def extract_context_crops(
                 continue
             cx, cy, bw, bh = (float(v) for v in row[1:5])
             box = ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
+            if max(bw * width, bh * height) < min_px:
+                continue
             crops.append(crop_square(frame, box, margin=CONTEXT_MARGIN, size=CONTEXT_SIZE))
             labels.append(cls)
     if not crops:
@@ -162,8 +168,8 @@ def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
     out = crop.astype(np.float32)
     size = crop.shape[0]
-    if rng.random() < 0.4:  # seen from further away: down to ~10-30 px and back
-        small = int(rng.uniform(10, 32))
+    if rng.random() < 0.3:  # seen from further away: down to ~14-36 px and back
+        small = int(rng.uniform(14, 36))
         out = cv2.resize(cv2.resize(out, (small, small), interpolation=cv2.INTER_AREA), (size, size),
                          interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.25:

@@ -100,10 +100,16 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dic
 
     if "detector" in steps:
         from scorekeeper.training.detector import train_detector
+        from scorekeeper.training.tiles import write_mixed_yaml, write_tiles
 
-        data_yaml = recipe.detection_set / "data.yaml"
-        if not data_yaml.is_file():
-            raise TrainingSetupError(f"no detection set at {data_yaml}: run the data step first")
+        if not (recipe.detection_set / "data.yaml").is_file():
+            raise TrainingSetupError(
+                f"no detection set at {recipe.detection_set / 'data.yaml'}: run the data step first"
+            )
+        tiles = recipe.data.parent / (recipe.data.name + "-tiles")
+        if not (tiles / "images").is_dir():
+            log(f"tiles: {write_tiles(recipe.detection_set, tiles, tile=recipe.detector.imgsz, seed=recipe.seed)}")
+        data_yaml = write_mixed_yaml(recipe.detection_set, tiles, recipe.data.parent / (recipe.data.name + "-mixed.yaml"))
         init = checkpoints / "index-detector.pt"
         started = time.time()
         train_detector(data_yaml, recipe.runs / "detector", "run", recipe.detector,

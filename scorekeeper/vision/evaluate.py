@@ -150,6 +150,7 @@ def measure_detector(reader: CardReader, images: Iterable[LabelledImage]) -> dic
         all_matches += matches
         total += n
     conf = reader.config.index_conf
+    best_f1, best_conf = _best_f1(all_matches, total)
     kept = [m for m in all_matches if m[0] >= conf]
     tp = sum(m[1] for m in kept)
     return {
@@ -159,7 +160,22 @@ def measure_detector(reader: CardReader, images: Iterable[LabelledImage]) -> dic
         "index_recall": round(tp / total, 4) if total else float("nan"),
         "index_precision": round(tp / len(kept), 4) if kept else float("nan"),
         "conf": conf,
+        "best_f1": round(best_f1, 4),
+        "best_f1_conf": round(best_conf, 4),
     }
+
+
+def _best_f1(matches: list[tuple[float, int]], total: int) -> tuple[float, float]:
+    """The detector threshold with the best F1 (to set ``index_conf`` from synthetic data)."""
+    if not matches or total == 0:
+        return 0.0, 0.0
+    ordered = sorted(matches, key=lambda m: -m[0])
+    hits = np.cumsum([m[1] for m in ordered])
+    precision = hits / np.arange(1, len(ordered) + 1)
+    recall = hits / total
+    f1 = 2 * precision * recall / np.maximum(precision + recall, 1e-9)
+    best = int(np.argmax(f1))
+    return float(f1[best]), float(ordered[best][0])
 
 
 def measure_classifier(reader: CardReader, images: Iterable[LabelledImage]) -> dict[str, float]:
@@ -317,3 +333,45 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
         figures["latency"] = measure_latency(reader, frame=frame)
         log(f"latency: {figures['latency']}")
     return figures
+
+
+def sweep_thresholds(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *,
+                     index_confs: Iterable[float], card_probs: Iterable[float]) -> list[dict[str, float]]:
+    """End-to-end card P/R for each (index_conf, card_prob) pair, reading each image once.
+
+    For choosing the reader's thresholds on synthetic validation data (never on the real photos).
+    """
+    import cv2
+
+    from scorekeeper.vision.reader import combine_indices
+
+    index_confs, card_probs = list(index_confs), list(card_probs)
+    lowest = min(index_confs)
+    per_image = []
+    for path, truth in images:
+        frame = cv2.imread(str(path))
+        if frame is None:
+            continue
+        boxes, scores = reader.detect_indices(frame, conf=lowest)
+        box_list = [tuple(float(v) for v in b) for b in boxes]
+        probs = reader.classify_crops([reader.crop(frame, b) for b in box_list])  # type: ignore[arg-type]
+        per_image.append((truth, box_list, scores, probs))
+    from scorekeeper.vision.reader import IndexReading
+
+    rows = []
+    for conf in index_confs:
+        for prob in card_probs:
+            tp = fp = fn = 0
+            for truth, box_list, scores, probs in per_image:
+                readings = [IndexReading(box=b, score=float(s), probs=p)  # type: ignore[arg-type]
+                            for b, s, p in zip(box_list, scores, probs) if s >= conf]
+                seen = {d.card.notation for d in combine_indices(
+                    readings, card_prob=prob, corner_reach=reader.config.corner_reach)}
+                tp += len(seen & truth)
+                fp += len(seen - truth)
+                fn += len(truth - seen)
+            precision = tp / (tp + fp) if tp + fp else float("nan")
+            recall = tp / (tp + fn) if tp + fn else float("nan")
+            rows.append({"index_conf": conf, "card_prob": prob, "card_precision": round(precision, 4),
+                         "card_recall": round(recall, 4)})
+    return rows
