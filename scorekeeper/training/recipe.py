@@ -18,6 +18,7 @@ model folder's committed checkpoints and trains the given epochs more.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import time
@@ -30,7 +31,9 @@ from scorekeeper.training.classifier import ClassifierRecipe
 from scorekeeper.training.detector import DetectorRecipe
 
 STEPS = ("data", "detector", "classifier", "export", "evaluate")
-REAL_SIZES = (192, 256, 320)
+REAL_SIZES = (160, 256, 320)
+INDEX_CONFS = (0.02, 0.05, 0.1, 0.15, 0.25, 0.35)
+CARD_PROBS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 """Detector input sizes also measured on realcards-dev (its indices are large: ~110 px in 640)."""
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 
@@ -185,6 +188,35 @@ def export_model(recipe: Recipe, log=print) -> None:
         config["detector"]["size"] = old.get("detector", {}).get("size", 640)
     (model_dir / "reader.json").write_text(json.dumps(config, indent=2) + "\n")
     log(f"export: {model_dir}")
+    choose_thresholds(model_dir, recipe.detection_set, log=log)
+
+
+def choose_thresholds(model_dir: Path, detection_set: Path, *, limit: int = 100, log=print) -> dict[str, float]:
+    """Set ``index_conf`` and ``card_prob`` in ``reader.json`` to the pair with the best end-to-end
+    card F1 on the synthetic validation split (the real photos are never used to tune)."""
+    from scorekeeper.vision import evaluate as ev
+    from scorekeeper.vision.reader import CardReader
+
+    reader = CardReader(model_dir)
+    val = list(ev.labelled_images(detection_set, "val", limit=limit))
+    rows = ev.sweep_thresholds(reader, ev.labelled_truth(val), index_confs=INDEX_CONFS,
+                               card_probs=CARD_PROBS)
+
+    def f1(row: dict[str, float]) -> float:
+        p, r = row["card_precision"], row["card_recall"]
+        if math.isnan(p) or math.isnan(r) or p + r == 0:
+            return 0.0
+        return 2 * p * r / (p + r)
+
+    best = max(rows, key=f1)
+    path = model_dir / "reader.json"
+    config = json.loads(path.read_text())
+    config["thresholds"]["index_conf"] = best["index_conf"]
+    config["thresholds"]["card_prob"] = best["card_prob"]
+    config["threshold_choice"] = {"on": f"synthetic val, first {limit} images", "best": best}
+    path.write_text(json.dumps(config, indent=2) + "\n")
+    log(f"thresholds: {best}")
+    return best
 
 
 def evaluate_model(model_dir: Path, *, detection_set: Path | None, realcards: Path | None,
