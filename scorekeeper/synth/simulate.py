@@ -275,3 +275,20 @@ def _rules_for(plans: tuple[DealPlan, ...]) -> Rules:
 def _stream(seed: int, purpose: str) -> random.Random:
     """An independent random stream per purpose (string seeds hash the same on every run)."""
     return random.Random(f"scorekeeper-simulate:{seed}:{purpose}")
+
+
+class TruthReader:
+    """A perfect card reader for a simulated clip: frame ``i`` of the video reads as its truth.
+
+    Stands in for :class:`~scorekeeper.vision.reader.CardReader` where the question is the rest of the
+    pipeline (tracker, store, page), not the model: benchmarks use it as their baseline.
+    """
+
+    def __init__(self, frames: list[FrameDetections]) -> None:
+        self.frames = frames
+
+    def read(self, frame_bgr: Any, frame_index: int = 0) -> FrameDetections:
+        if not 0 <= frame_index < len(self.frames):
+            return FrameDetections(frame_index)
+        truth = self.frames[frame_index]
+        return FrameDetections(frame_index, truth.cards, truth.width, truth.height)
