@@ -405,6 +405,22 @@ def test_update_does_not_touch_its_input_and_reset_starts_over() -> None:
     assert run(frames, tracker, finish=False) == first
 
 
+def test_resumed_tracker_carries_on_the_deal_with_the_cards_already_on_the_table() -> None:
+    plays = TRICK_1 + [c("3S"), c("4S"), c("6S"), c("7S")]
+    scene = Scene()
+    truth = stage_deal(scene, dealer=3, turned=c("AH"), plays=plays)
+    restart = truth.plays[4][0] + 4  # the process died with 3S lying on the table
+    deal = Deal.start(dealer=3, turned=c("AH")).play_all(plays[:5])
+    tracker = Tracker(GEOMETRY, fps=FPS)
+    tracker.resume(deal)
+    events = run((f for f in scene.frames() if f.frame_index >= restart), tracker)
+    assert plays_of(events) == [(seat, card) for _, seat, card in truth.plays[5:]]
+    gathered = [e for e in events if isinstance(e, TrickGathered)]
+    winner = truth.gathered[1][1]
+    assert [(g.trick, g.cards, g.winner) for g in gathered] == [(2, tuple(plays[4:]), winner)]
+    assert uncertain(events, "already_played") == [] and uncertain(events, "illegal_read") == []
+
+
 def test_stream_ending_mid_deal_says_so() -> None:
     scene, _ = one_trick_scene()
     events = run(scene.frames())

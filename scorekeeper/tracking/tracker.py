@@ -118,8 +118,10 @@ class _Track:
 
 @dataclass(slots=True, eq=False)
 class _Played:
-    run: _Run
+    card: Card
     seat: int
+    run: _Run | None
+    """The run it was played from; None for a card already on the table when tracking resumed."""
 
 
 @dataclass(slots=True)
@@ -228,6 +230,16 @@ class Tracker:
             self._state = None
         return events
 
+    def resume(self, deal: Deal, *, number: int = 1) -> None:
+        """Carry on a deal already under way (after a restart): its plays so far are known and
+        the cards of its current trick lie on the table. ``number`` counts deals in events."""
+        self.reset()
+        self._deal_number = number
+        self._state = _DealState(number, deal)
+        trick = deal.current_trick
+        self._state.trick = [_Played(card, seat, None)
+                             for card, seat in zip(trick.cards, trick.seats(), strict=True)]
+
     # -- evidence -------------------------------------------------------------------------
 
     def _observe(self, detection: CardDetection, frame: int) -> None:
@@ -267,7 +279,7 @@ class Tracker:
 
     def _prune(self, frame: int) -> None:
         """Drop runs long unseen; played ones stay while their trick is on the table."""
-        keep = {id(p.run) for p in self._state.trick} if self._state else set()
+        keep = {id(p.run) for p in self._state.trick if p.run} if self._state else set()
         horizon = frame - 3 * self._forget
         for track in self._tracks.values():
             track.runs = [r for r in track.runs if r.last_frame >= horizon or id(r) in keep]
@@ -384,7 +396,8 @@ class Tracker:
         played = state.deal.played
         # Cards are played in the order they land: the next one landed after the last one played
         # (and after the last trick was gathered).
-        after = max(state.cleared_at, state.trick[-1].run.start_frame if state.trick else -1)
+        last_run = state.trick[-1].run if state.trick else None
+        after = max(state.cleared_at, last_run.start_frame if last_run else -1)
         candidates = [r for r in self._runs()
                       if r.card not in played and not r.refused and r.start_frame > after]
         own = {id(r): self._unexplained(r) for r in candidates if frame - r.last_frame <= self._forget}
@@ -399,7 +412,7 @@ class Tracker:
         if len(state.trick) == CARDS_PER_TRICK:
             # No card lands on a full trick: a read that began while the trick still lay there is
             # a misread or a card of the trick, never the next lead.
-            last_seen = max(p.run.last_frame for p in state.trick)
+            last_seen = self._trick_last_seen(state)
             fresh = [r for r in ready if r.start_frame > last_seen]
             unseen = frame - last_seen
             if not (unseen >= self._clear or (fresh and unseen >= self._settle)):
@@ -435,7 +448,7 @@ class Tracker:
         cards glimpsed there before it vanished are the missing ones (the most seen first), played
         as weak reads; with none, the new card may follow a long occlusion, or close a trick whose
         last card was never seen, and that is flagged."""
-        last_seen = max(p.run.last_frame for p in state.trick)
+        last_seen = self._trick_last_seen(state)
         fresh = [r for r in ready if r.start_frame > last_seen]
         if frame - last_seen < self._clear or not fresh:
             return []
@@ -475,7 +488,7 @@ class Tracker:
                               detail=f"read {card} for seat {seat} but the rules refuse it: {error}")]
         trick_number = len(deal.tricks) + 1
         state.deal = deal.play(card)
-        state.trick.append(_Played(run, seat))
+        state.trick.append(_Played(card, seat, run))
         state.confidence[card] = run.confidence
         side_seat = self.geometry.seat_at(run.approach) if run.approach is not None else None
         events: list[Event] = [CardPlayed(
@@ -516,18 +529,25 @@ class Tracker:
         state.revokes_seen = len(revokes)
         return events
 
+    def _trick_last_seen(self, state: _DealState) -> int:
+        """The last frame any card of the trick on the table was read (its box may have jumped
+        to the other corner index, which starts a new run of it)."""
+        return max((r.last_frame for p in state.trick
+                    for r in (self._tracks[p.card].runs if p.card in self._tracks else ())),
+                   default=-1)
+
     def _gather(self, state: _DealState, frame: int) -> list[Event]:
         deal = state.deal
         trick = deal.tricks[-1]
         winner = trick.winner(deal.trump)
         assert winner is not None
-        last_seen = max(p.run.last_frame for p in state.trick)
+        last_seen = self._trick_last_seen(state)
         events: list[Event] = [TrickGathered(
             frame=last_seen + 1, deal=state.number, trick=len(deal.tricks), winner=winner,
             cards=trick.cards, points=trick.points,
         )]
         for played in state.trick:
-            state.gathered_at[played.run.card] = frame
+            state.gathered_at[played.card] = frame
         state.trick = []
         state.cleared_at = last_seen
         if deal.is_complete:
