@@ -30,7 +30,7 @@ from scorekeeper.synth.simulate import simulate_detections
 from scorekeeper.tracking import CardPlayed, TableGeometry, Tracker, Uncertain
 from scorekeeper.tracking.evaluate import compare
 from scorekeeper.tracking.noise import Noise, degrade
-from scorekeeper.tracking.session import track_stream
+from scorekeeper.tracking.offline import track_stream
 
 
 def evaluate_seed(seed: int, *, fps: float, deals: int, noise: Noise) -> dict[str, Any]:

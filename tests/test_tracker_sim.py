@@ -14,7 +14,7 @@ from scorekeeper.synth.simulate import demo_clip, simulate_detections
 from scorekeeper.tracking import CardPlayed, DealStarted, TableGeometry, Tracker, TrickGathered
 from scorekeeper.tracking.evaluate import compare
 from scorekeeper.tracking.noise import Noise, degrade
-from scorekeeper.tracking.session import track_stream
+from scorekeeper.tracking.offline import track_stream
 
 SEED = 31
 """A tuning seed (benchmarks/tracker_eval.py measures on seeds from 5000 on)."""

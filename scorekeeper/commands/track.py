@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from scorekeeper.rules import PRESETS, Rules
     from scorekeeper.tracking import Tracker
     from scorekeeper.tracking.evaluate import compare
-    from scorekeeper.tracking.session import track_stream
+    from scorekeeper.tracking.offline import track_stream
 
     truth = _read_truth(Path(args.ground_truth)) if args.ground_truth else None
     header_fps, geometry_json, frames = _open_source(args)

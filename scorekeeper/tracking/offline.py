@@ -1,4 +1,4 @@
-"""Run a tracker over a whole stream and gather what the command line and the benchmark report."""
+"""Run a tracker over a whole recorded stream; gather what the CLI and the benchmark report."""
 
 from __future__ import annotations
 
