@@ -363,9 +363,9 @@ class Tracker:
             for run in self._runs():
                 if self._steady(run, frame, self._settle):
                     events += self._flag_once(
-                        frame, "play_before_turned", run.card, None,
-                        f"{run.card} lies in the play area before any turned card was seen by a "
-                        "side; the trump and dealer are unknown, so it is not counted", None,
+                        frame, "play_before_turned", card=run.card,
+                        detail=f"{run.card} lies in the play area before any turned card was seen "
+                        "by a side; the trump and dealer are unknown, so it is not counted",
                     )
             return events
         best = max(candidates, key=lambda t: t.outside.seen if t.outside else 0)
@@ -462,10 +462,11 @@ class Tracker:
         missing = CARDS_PER_TRICK - len(state.trick)
         if len(glimpsed) < missing:
             return self._flag_once(
-                frame, "trick_vanished", fresh[0].card, state.deal.to_play,
-                f"the play area looked empty for {(frame - last_seen) / self.fps:.1f} s after "
-                f"{len(state.trick)} cards of vaza {len(state.deal.tricks) + 1}; {fresh[0].card} "
-                "is taken as the next card of it", fresh[0].confidence,
+                frame, "trick_vanished", card=fresh[0].card, seat=state.deal.to_play,
+                detail=f"the play area looked empty for {(frame - last_seen) / self.fps:.1f} s "
+                f"after {len(state.trick)} cards of vaza {len(state.deal.tricks) + 1}; "
+                f"{fresh[0].card} is taken as the next card of it",
+                confidence=fresh[0].confidence,
             )
         chosen = sorted(glimpsed, key=lambda runs: -sum(r.seen for r in runs))[:missing]
         events: list[Event] = []
@@ -570,14 +571,14 @@ class Tracker:
                 if (run.start_frame > gathered and self._steady(run, frame, self._settle)
                         and self._steady(run, frame, self._settle, self._unexplained(run))):
                     events += self._flag_once(
-                        frame, "already_played", card, None,
-                        f"{card} lies in the play area but was already played this deal: a "
-                        "misread of another card, not counted", run.confidence,
+                        frame, "already_played", card=card, confidence=run.confidence,
+                        detail=f"{card} lies in the play area but was already played this deal: "
+                        "a misread of another card, not counted",
                     )
         return events
 
-    def _flag_once(self, frame: int, reason: str, card: Card | None, seat: int | None,
-                   detail: str, confidence: float | None) -> list[Event]:
+    def _flag_once(self, frame: int, reason: str, *, detail: str, card: Card | None = None,
+                   seat: int | None = None, confidence: float | None = None) -> list[Event]:
         key = (reason, card, self._deal_number)
         if key in self._flagged:
             return []
