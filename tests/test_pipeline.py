@@ -151,7 +151,6 @@ def test_a_camera_dropped_mid_deal_and_back_loses_nothing(clip, tmp_path):
     assert replay_record(store.record("mesa"))["score"] == truth["score"]
 
 
-@pytest.mark.xfail(strict=True, reason="the tracker cannot resume a deal in progress yet")
 def test_a_restart_mid_deal_continues_the_same_match(clip, tmp_path):
     video, truth, frames = clip
     half = next(e["frame"] for e in truth["events"] if e["type"] == "card_played" and e["trick"] == 6)

@@ -15,7 +15,7 @@ from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec
 from scorekeeper.pipeline.loop import EventListener, FrameReader, LoopStats, run_loop
 from scorekeeper.pipeline.recorder import StoreRecorder
 from scorekeeper.pipeline.status import LiveStatus
-from scorekeeper.rules import Rules
+from scorekeeper.rules import Deal, Rules, parse_record
 from scorekeeper.store import RulesChanged, Store
 from scorekeeper.tracking import TableGeometry, Tracker
 
@@ -54,12 +54,24 @@ class TableSession:
         self.capture.open()
         reader = self.reader_factory()
         geometry = self.geometry or TableGeometry.default(*self.capture.frame_size())
-        rules = Rules.from_json(store.state(self.table_id)["rules"])
-        tracker = Tracker(geometry, rules, fps=self.capture.fps())
+        tracker = self.tracker_for(store, geometry)
         recorder = StoreRecorder(store, self.table_id, warn=self.warn)
         return run_loop(
             self.capture, reader, tracker, recorder, realtime=self.realtime, on_event=self.on_event
         )
+
+    def tracker_for(self, store: Store, geometry: TableGeometry) -> Tracker:
+        """A tracker for the match in the store: a deal left in progress by a stop is carried on."""
+        assert self.capture is not None
+        record = parse_record(store.record(self.table_id))
+        tracker = Tracker(geometry, record.rules, fps=self.capture.fps())
+        if record.deals:
+            number = len(record.deals)
+            last = record.deals[-1]
+            deal = Deal.start(dealer=last.dealer, turned=last.turned, rules=record.rules).play_all(last.plays)
+            if not deal.is_complete:
+                tracker.resume(deal, number=number)
+        return tracker
 
     def stop(self) -> None:
         if self.capture is not None:
