@@ -297,6 +297,18 @@ def test_turned_card_by_the_dealer_is_not_a_play_until_he_plays_it() -> None:
     assert plays_of(events) == [(2, c("2S")), (3, c("KS")), (0, c("AS")), (1, c("5S"))]
 
 
+def test_turned_card_lying_across_the_play_areas_edge_is_not_a_play() -> None:
+    scene = Scene()
+    plays = [c("2S"), c("KS"), c("AS"), c("5S")]
+    truth = stage_deal(scene, dealer=1, turned=c("5S"), plays=plays)
+    # Its box centre flickers either side of the play area's right edge (x = 820) as the reader
+    # reads one corner index or both.
+    scene.show(c("5S"), range(truth.plays[3][0] - 2), lambda f: (815, 470) if f % 2 else (835, 470))
+    events = run(scene.frames())
+    assert plays_of(events) == [(2, c("2S")), (3, c("KS")), (0, c("AS")), (1, c("5S"))]
+    assert uncertain(events) == uncertain(events, "stream_ended")
+
+
 def test_card_from_the_wrong_side_is_flagged_not_silently_reseated() -> None:
     scene, truth = one_trick_scene()
     landed, _, card = truth.plays[1]  # seat 1's turn, but the card comes from the left

@@ -133,6 +133,9 @@ class _DealState:
     revokes_seen: int = 0
     cleared_at: int = -1
     """Last frame the previous trick's cards were seen: the next lead lands after it."""
+    turned_spot: Point | None = None
+    """Where the turned card lay by the dealer: seeing it there, even across the play area's
+    edge, is not a play."""
     gathered_at: dict[Card, int] = field(default_factory=dict)
 
 
@@ -345,6 +348,12 @@ class Tracker:
         return (state is not None and run.card in state.gathered_at
                 and run.start_frame > state.gathered_at[run.card])
 
+    def _turned_at_rest(self, state: _DealState, run: _Run) -> bool:
+        """The turned card still lying where the dealer put it (its box may reach into the play
+        area): it stays in his hand until he moves it to the middle."""
+        return (run.card == state.deal.turned and state.turned_spot is not None
+                and math.dist(run.at, state.turned_spot) <= self._still)
+
     def _lay_there(self, run: _Run) -> bool:
         """Seen ``weak_sightings`` times with confidence, the last two at one spot: a card that
         landed, not a misread of a card in motion."""
@@ -361,7 +370,11 @@ class Tracker:
         candidates = [t for t in self._tracks.values() if self._steady(t.outside, frame, self._turned)]
         if not candidates:
             for run in self._runs():
-                if self._steady(run, frame, self._settle):
+                # A card straddling the area's edge is also seen outside: a turned card settling.
+                track = self._tracks[run.card]
+                outside_now = track.last_outside is not None and (
+                    frame - track.last_outside[0] <= self._forget)
+                if self._steady(run, frame, self._settle) and not outside_now:
                     events += self._flag_once(
                         frame, "play_before_turned", card=run.card,
                         detail=f"{run.card} lies in the play area before any turned card was seen "
@@ -376,6 +389,7 @@ class Tracker:
         self._state = _DealState(self._deal_number,
                                  Deal.start(dealer=dealer, turned=best.card, rules=self.rules))
         self._state.confidence[best.card] = best.outside.confidence
+        self._state.turned_spot = best.outside.at
         events.append(DealStarted(frame=best.outside.start_frame, deal=self._deal_number,
                                   dealer=dealer, turned=best.card,
                                   confidence=best.outside.confidence))
@@ -399,7 +413,8 @@ class Tracker:
         last_run = state.trick[-1].run if state.trick else None
         after = max(state.cleared_at, last_run.start_frame if last_run else -1)
         candidates = [r for r in self._runs()
-                      if r.card not in played and not r.refused and r.start_frame > after]
+                      if r.card not in played and not r.refused and r.start_frame > after
+                      and not self._turned_at_rest(state, r)]
         own = {id(r): self._unexplained(r) for r in candidates if frame - r.last_frame <= self._forget}
         pending = [r for r in candidates
                    if id(r) in own and 2 * len(own[id(r)]) > r.seen]
