@@ -51,7 +51,7 @@ class FlakyCamera:
     def __init__(self, good):
         self.good = good
 
-    def isOpened(self):  # noqa: N802 - OpenCV's name
+    def isOpened(self):
         return True
 
     def read(self):

@@ -25,9 +25,8 @@ from scorekeeper.vision.detections import FrameDetections
 
 @pytest.fixture(scope="module")
 def clip():
-    video, truth_path = demo_clip()
-    truth = json.loads(truth_path.read_text(encoding="utf-8"))
-    return video, truth, detections_for_truth(truth)
+    truth = json.loads(demo_clip()[1].read_text(encoding="utf-8"))
+    return truth, detections_for_truth(truth)
 
 
 class ClipReader:
@@ -52,7 +51,7 @@ class ClipCamera:
         self.opened = True
         self.on_end = lambda: None
 
-    def isOpened(self):  # noqa: N802 - OpenCV's name
+    def isOpened(self):
         return self.opened
 
     def read(self):
@@ -75,8 +74,8 @@ class ClipCamera:
         pass
 
 
-def session_for(clip, tmp_path, camera_factory, **extra):
-    video, truth, frames = clip
+def session_for(clip, tmp_path, **extra):
+    truth, frames = clip
     session = TableSession(
         source="0",
         database=str(tmp_path / "match.db"),
@@ -112,8 +111,8 @@ def run_with_camera(session, store, camera_factory, *, sleep=lambda s: None, clo
 
 
 def test_the_demo_clip_ends_with_its_true_score(clip, tmp_path):
-    video, truth, frames = clip
-    session = session_for(clip, tmp_path, None)
+    truth, frames = clip
+    session = session_for(clip, tmp_path)
     store = session.open_store()
     run_with_camera(session, store, lambda: ClipCamera(len(frames)))
     result = replay_record(store.record("mesa"))
@@ -124,7 +123,7 @@ def test_the_demo_clip_ends_with_its_true_score(clip, tmp_path):
 
 
 def test_a_camera_dropped_mid_deal_and_back_loses_nothing(clip, tmp_path):
-    video, truth, frames = clip
+    truth, frames = clip
     # Unplugged for 1.5 s in the middle of the deal; the capture reopens it with backoff.
     middle = next(e["frame"] for e in truth["events"] if e["type"] == "card_played" and e["trick"] == 5)
     plugged_back = []
@@ -143,7 +142,7 @@ def test_a_camera_dropped_mid_deal_and_back_loses_nothing(clip, tmp_path):
         now[0] += seconds
 
     statuses = []
-    session = session_for(clip, tmp_path, camera)
+    session = session_for(clip, tmp_path)
     session.status.set_listener(lambda: statuses.append(session.status.snapshot()["camera"]))
     store = session.open_store()
     run_with_camera(session, store, camera, sleep=sleep, clock=lambda: now[0])
@@ -152,9 +151,9 @@ def test_a_camera_dropped_mid_deal_and_back_loses_nothing(clip, tmp_path):
 
 
 def test_a_restart_mid_deal_continues_the_same_match(clip, tmp_path):
-    video, truth, frames = clip
+    truth, frames = clip
     half = next(e["frame"] for e in truth["events"] if e["type"] == "card_played" and e["trick"] == 6)
-    session = session_for(clip, tmp_path, None)
+    session = session_for(clip, tmp_path)
     store = session.open_store()
     run_with_camera(session, store, lambda: ClipCamera(half))  # the process dies at frame `half`
     first_run = store.record("mesa")["deals"][0]["plays"]
@@ -165,7 +164,7 @@ def test_a_restart_mid_deal_continues_the_same_match(clip, tmp_path):
             super().__init__(len(frames))
             self.position = half
 
-    again = session_for(clip, tmp_path, None)
+    again = session_for(clip, tmp_path)
     store = Store.open(tmp_path / "match.db")
     run_with_camera(again, store, ResumedCamera)
     assert store.record("mesa")["deals"][0]["plays"] == truth["record"]["deals"][0]["plays"]
@@ -184,7 +183,6 @@ def test_a_corrupt_model_is_one_line_and_status_2(tmp_path, capsys):
     folder = tmp_path / "broken-model"
     folder.mkdir()
     (folder / "reader.json").write_text("{not json")
-    video, _ = demo_clip()
     status = main(["demo", "--headless", "--fast", "--model", str(folder), "--db", str(tmp_path / "m.db")])
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "reader.json" in err

@@ -22,6 +22,11 @@ def register(subparsers: Any) -> None:
     add_session_options(parser)
     parser.add_argument("--rules", metavar="RULES",
                         help="a preset (tournament, brazil, cafe) or key=value pairs: tie=carry,target=7")
+    parser.add_argument("--seat0", choices=["bottom", "right", "top", "left"],
+                        help="side of the image seat 0 sits by (default: bottom)")
+    parser.add_argument("--clockwise", action="store_true",
+                        help="seats follow clockwise seen from above (Brazil); default counter-clockwise")
+    parser.add_argument("--geometry", metavar="FILE", help="table geometry JSON: play area and seat sides")
     parser.set_defaults(handler=run)
 
 
@@ -55,6 +60,7 @@ def parse_rules(text: str) -> Any:
 def run(args: argparse.Namespace) -> int:
     from scorekeeper.pipeline.session import TableSession
     from scorekeeper.store import check_table_id, default_db_path
+    from scorekeeper.tracking.geometry import load_geometry
 
     session = TableSession(
         source=args.source,
@@ -62,6 +68,9 @@ def run(args: argparse.Namespace) -> int:
         table_id=check_table_id(args.table),
         reader_factory=reader_factory(args.model),
         rules=parse_rules(args.rules) if args.rules else None,
+        geometry=load_geometry(args.geometry) if args.geometry else None,
+        seat0=args.seat0,
+        clockwise=args.clockwise,
         warn=lambda line: print(line, file=sys.stderr),
     )
     return serve_session(session, args, hold_page=False)

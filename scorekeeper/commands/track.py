@@ -150,14 +150,11 @@ def _noise(args: argparse.Namespace) -> Any:
 
 
 def _geometry(args: argparse.Namespace, from_source: dict[str, Any] | None, frames: _Frames) -> Any:
-    from scorekeeper.tracking import Side, TableGeometry
+    from scorekeeper.tracking import TableGeometry
+    from scorekeeper.tracking.geometry import load_geometry, seated
 
     if args.geometry:
-        try:
-            data = json.loads(Path(args.geometry).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
-            raise SourceError(f"cannot read geometry {args.geometry!r}: {error}") from None
-        geometry = TableGeometry.from_json(data)
+        geometry = load_geometry(args.geometry)
     elif from_source is not None:
         geometry = TableGeometry.from_json(from_source)
     else:
@@ -168,12 +165,7 @@ def _geometry(args: argparse.Namespace, from_source: dict[str, Any] | None, fram
                 "with width and height"
             )
         geometry = TableGeometry.default(width, height)
-    if args.seat0 or args.clockwise:
-        from dataclasses import replace
-
-        geometry = replace(geometry, seat0=Side(args.seat0) if args.seat0 else geometry.seat0,
-                           clockwise=args.clockwise or geometry.clockwise)
-    return geometry
+    return seated(geometry, seat0=args.seat0, clockwise=args.clockwise)
 
 
 def _read_truth(path: Path) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
 from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec
 from scorekeeper.pipeline.loop import EventListener, FrameReader, LoopStats, run_loop
 from scorekeeper.pipeline.recorder import StoreRecorder
@@ -18,6 +19,7 @@ from scorekeeper.pipeline.status import LiveStatus
 from scorekeeper.rules import Deal, Rules, parse_record
 from scorekeeper.store import RulesChanged, Store
 from scorekeeper.tracking import TableGeometry, Tracker
+from scorekeeper.tracking.geometry import seated
 
 ReaderFactory = Callable[[], FrameReader]
 
@@ -32,6 +34,9 @@ class TableSession:
     """Rules to set for the match; None keeps what the store has."""
     geometry: TableGeometry | None = None
     """Where the seats and the play area are; None: the default overhead layout for the frame size."""
+    seat0: str | None = None
+    """Side of the image seat 0 sits by (bottom, right, top, left); None keeps the geometry's."""
+    clockwise: bool = False
     realtime: bool = False
     warn: Callable[[str], None] = print
     on_event: EventListener | None = None
@@ -53,7 +58,11 @@ class TableSession:
         )
         self.capture.open()
         reader = self.reader_factory()
-        geometry = self.geometry or TableGeometry.default(*self.capture.frame_size())
+        geometry = seated(
+            self.geometry or TableGeometry.default(*self.capture.frame_size()),
+            seat0=self.seat0,
+            clockwise=self.clockwise,
+        )
         tracker = self.tracker_for(store, geometry)
         recorder = StoreRecorder(store, self.table_id, warn=self.warn)
         return run_loop(

@@ -147,3 +147,28 @@ class TableGeometry:
                 f"table in order ({'clockwise' if clockwise else 'counterclockwise'})"
             )
         return geometry
+
+
+def load_geometry(path: str) -> TableGeometry:
+    """A geometry JSON file (this module's shape, or a simulated clip's ``geometry`` object)."""
+    import json
+    from pathlib import Path
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ScorekeeperError(f"cannot read geometry {path!r}: {error}") from None
+    return TableGeometry.from_json(data)
+
+
+def seated(geometry: TableGeometry, *, seat0: str | None = None, clockwise: bool = False) -> TableGeometry:
+    """``geometry`` with seat 0 moved to side ``seat0`` and/or the seats turned clockwise."""
+    from dataclasses import replace
+
+    if not seat0 and not clockwise:
+        return geometry
+    return replace(
+        geometry,
+        seat0=Side(seat0) if seat0 else geometry.seat0,
+        clockwise=clockwise or geometry.clockwise,
+    )
