@@ -35,6 +35,8 @@ from enum import Enum
 
 from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules import Card, Deal, Rules
+from scorekeeper.rules.deal import TRICKS_PER_DEAL
+from scorekeeper.rules.trick import TRICK_SIZE
 from scorekeeper.tracking.events import (
     CardPlayed,
     DealEnded,
@@ -48,8 +50,8 @@ from scorekeeper.tracking.geometry import Point, Side, TableGeometry
 from scorekeeper.tracking.thresholds import Thresholds
 from scorekeeper.vision.detections import Box, CardDetection, FrameDetections
 
-CARDS_PER_TRICK = 4
-TRICKS_PER_DEAL = 10
+CARDS_PER_TRICK = TRICK_SIZE
+
 
 
 class Phase(str, Enum):
