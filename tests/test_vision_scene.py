@@ -64,6 +64,6 @@ def test_shipped_reader_finds_cards_on_rendered_scenes(reader) -> None:
     assert precision >= MIN_PRECISION, f"precision {precision:.2f} ({found}/{reported})"
 
 
-# Measured with the shipped model (2026-11-30): recall 10/13, precision 10/24 on these four scenes.
+# Measured with the shipped model (2026-11-30): recall 10/13, precision 10/14 on these four scenes.
 MIN_RECALL = 0.5
 MIN_PRECISION = 0.3
