@@ -132,10 +132,9 @@ class Undone:
 
 
 @dataclass(frozen=True, slots=True)
-class RenunciaConfirmed:
-    """The table upholds the renúncia the engine found in vaza ``trick`` of deal ``deal``."""
+class _RenunciaDecision:
+    """The table's word on the renúncia the engine found in vaza ``trick`` of deal ``deal``."""
 
-    kind: ClassVar[str] = "renuncia_confirmed"
     deal: int
     trick: int
     seat: int
@@ -147,18 +146,17 @@ class RenunciaConfirmed:
 
 
 @dataclass(frozen=True, slots=True)
-class RenunciaDismissed:
-    """The table rejects the renúncia the engine found (the page stops alerting about it)."""
+class RenunciaConfirmed(_RenunciaDecision):
+    """The table upholds the renúncia: it is penalised as the rules say."""
+
+    kind: ClassVar[str] = "renuncia_confirmed"
+
+
+@dataclass(frozen=True, slots=True)
+class RenunciaDismissed(_RenunciaDecision):
+    """The table rejects the renúncia: the page stops alerting and the score ignores it."""
 
     kind: ClassVar[str] = "renuncia_dismissed"
-    deal: int
-    trick: int
-    seat: int
-
-    def __post_init__(self) -> None:
-        _positive(self.deal, "deal")
-        _positive(self.trick, "trick")
-        _set(self, "seat", _seat(self.seat, "seat"))
 
 
 @dataclass(frozen=True, slots=True)
