@@ -362,7 +362,7 @@ def test_a_lost_camera_shows_on_the_page_and_reaches_open_streams(tmp_path: Path
     stream.close()
     assert state(client)["live"] == {"camera": "lost"}
     page = client.get("/?lang=en").get_data(as_text=True)
-    initial = re.search(r'<script id="initial-state" type="application/json">(.*?)</script>', page, re.S)
+    initial = re.search(r'<script id="initial-state" type="application/json">(.*?)</script>', page, re.DOTALL)
     assert initial is not None and json.loads(initial.group(1))["live"] == {"camera": "lost"}
     assert 'id="camera"' in page
 

@@ -17,7 +17,6 @@ from typing import Any
 
 from scorekeeper.store import Store
 
-
 LiveStatus = Callable[[], dict[str, Any] | None]
 """What the process feeding the store says about itself (``{"camera": "lost", ...}``), or None."""
 
