@@ -59,17 +59,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_headless(session: Any, *, as_json: bool) -> int:
-    from scorekeeper.pipeline.progress import describe
+    from scorekeeper.pipeline.progress import printer
     from scorekeeper.rules import replay_record
 
     store = session.open_store()
 
-    def show(event: Any, _at: float) -> None:
-        line = describe(event, store.state(session.table_id))
-        if line:
-            print(line, flush=True)
-
-    session.on_event = show
+    session.on_event = printer(store, session.table_id)
     stats = session.run(store)
     result = replay_record(store.record(session.table_id))
     print(

@@ -87,7 +87,7 @@ def reader_factory(model: str | None) -> Any:
 
 def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) -> int:
     """Store, then page, then the source: the phones see the score before the camera answers."""
-    from scorekeeper.pipeline.progress import describe
+    from scorekeeper.pipeline.progress import printer
     from scorekeeper.web import create_app
     from scorekeeper.web.db import notify_live
     from scorekeeper.web.server import announce, make_page_server, new_pin
@@ -103,18 +103,13 @@ def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) ->
     page.start_in_background()
     announce(page, pin=pin, database=session.database, qr=not args.no_qr)
 
-    def show(event: Any, _at: float) -> None:
-        line = describe(event, store.state(session.table_id))
-        if line:
-            print(line, flush=True)
-
-    session.on_event = show
+    session.on_event = printer(store, session.table_id)
     try:
         stats = session.run(store)
         print(f"Source ended after {stats.frames_seen} frames ({stats.read_fps:.1f} frames/s read).")
         if hold_page:
             print("The page stays up: Ctrl-C stops.", flush=True)
-            page.thread.join() if page.thread else None
+            page.wait()
     except KeyboardInterrupt:
         session.stop()
         print("Stopped; the match is stored and continues at the next start.", file=sys.stderr)

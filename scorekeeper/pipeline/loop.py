@@ -71,7 +71,7 @@ def run_loop(
     for frame in capture.frames():
         stats.frames_seen += 1
         fps = fps or frame.fps
-        if realtime and capture.spec.is_live is False:
+        if realtime and not capture.spec.is_live:
             due = start + frame.index / fps
             now = clock()
             if now < due:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from scorekeeper.store import Store
 from scorekeeper.tracking import events as game
 
 TEAM = ("Nós", "Eles")
@@ -39,3 +41,14 @@ def describe(event: game.Event, state: dict[str, Any]) -> str | None:
             f" riscos +{riscos['nos']} / +{riscos['eles']} · match Nós {score['nos']} – Eles {score['eles']}"
         )
     return None
+
+
+def printer(store: Store, table_id: str) -> Callable[[game.Event, float], None]:
+    """A pipeline event listener that prints each event's line, with the score as stored."""
+
+    def show(event: game.Event, _stored_at: float) -> None:
+        line = describe(event, store.state(table_id))
+        if line:
+            print(line, flush=True)
+
+    return show

@@ -79,6 +79,11 @@ class PageServer:
         self.thread = threading.Thread(target=self.server.serve_forever, name="scorekeeper-web", daemon=True)
         self.thread.start()
 
+    def wait(self) -> None:
+        """Block until the background server stops (Ctrl-C in the main thread ends the wait)."""
+        if self.thread is not None:
+            self.thread.join()
+
     def stop(self) -> None:
         if self.thread is not None:
             self.server.shutdown()
