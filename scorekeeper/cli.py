@@ -16,7 +16,8 @@ from scorekeeper import __version__
 from scorekeeper.errors import ScorekeeperError
 
 COMMANDS: tuple[str, ...] = (
-    "demo", "run", "calibrate", "serve", "replay", "track", "detect", "simulate", "dataset", "train",
+    "demo", "run", "calibrate", "serve", "replay", "track", "detect", "models", "enrol", "simulate",
+    "dataset", "train",
 )
 """Subcommand modules under ``scorekeeper.commands``, in the order ``--help`` lists them."""
 

@@ -36,7 +36,7 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", default="mesa", help="table id in the store (default: mesa)")
     parser.add_argument("--host", default="0.0.0.0", help="address the page listens on (default: all)")
     parser.add_argument("--port", type=int, default=8000, help="port of the page (default: 8000)")
-    parser.add_argument("--model", help="card reader model folder or name (default: the shipped one)")
+    parser.add_argument("--model", help="card reader model folder or installed name (`scorekeeper models`; default: the active one)")
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
 
 

@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from scorekeeper.training.classifier import ClassifierRecipe
     from scorekeeper.training.detector import DetectorRecipe
     from scorekeeper.training.recipe import SHARED, Recipe, default_faces, run_recipe
-    from scorekeeper.vision.reader import DEFAULT_MODEL, models_dir
+    from scorekeeper.vision.registry import DEFAULT_MODEL, shipped_models_dir
 
     steps = tuple(s.strip() for s in args.steps.split(",") if s.strip())
     unknown = [s for s in steps if s not in _steps()]
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     recipe = Recipe(
         data=args.data,
         runs=args.runs,
-        model_dir=args.out or models_dir() / DEFAULT_MODEL,
+        model_dir=args.out or shipped_models_dir() / DEFAULT_MODEL,
         images=args.images,
         faces=args.faces if args.faces is not None else default_faces(),
         seed=args.seed,

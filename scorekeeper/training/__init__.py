@@ -1,7 +1,8 @@
 """Building the card reader's models (``scorekeeper train``). Needs the ``train`` extra.
 
-Only :mod:`scorekeeper.commands.train` imports this package; nothing on the run-time path does, so
-torch and ultralytics stay out of ``detect``, ``track`` and ``serve``.
+Only ``train`` and ``enrol`` import the modules that need torch; nothing on the run-time path does,
+so torch and ultralytics stay out of ``detect``, ``track`` and ``serve``. (:mod:`.jobs` reads an
+enrolment's progress file and needs nothing extra: ``models`` uses it.)
 """
 
 from __future__ import annotations

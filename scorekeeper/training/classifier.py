@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,8 +214,13 @@ class CropData:
 
 
 def load_crop_data(*, detection_sets: list[Path], crop_sets: list[Path], size: int, margin: float,
-                   seed: int = 0, max_images: int | None = None) -> CropData:
+                   seed: int = 0, max_images: int | None = None,
+                   face_crops: tuple[np.ndarray, np.ndarray] | None = None) -> CropData:
+    """Scene crops, folder crops and (optionally) context crops rendered from faces, in memory."""
     contexts, context_labels, fixed, fixed_labels, val, val_labels = [], [], [], [], [], []
+    if face_crops is not None:
+        contexts.append(face_crops[0])
+        context_labels.append(face_crops[1])
     for dataset in detection_sets:
         c, y = extract_context_crops(dataset, "train", limit=max_images, seed=seed)
         contexts.append(c)
@@ -271,11 +276,18 @@ class ClassifierRecipe:
     device: str = "cpu"
     steps_per_epoch: int | None = None
     """Default: one pass over the training crops."""
+    face_crops_per_index: int = 12
+    """Turned crops cut from each index of each face of the packs (see :mod:`.face_crops`)."""
+    procedural_packs: int = 40
+    """Procedural decks whose faces (8, 9, 10 and joker included) add face crops, 3 per index."""
 
 
 def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
-                     init: Path | None = None, resume: bool = False, log=print) -> Path:
-    """Train (or resume) the classifier; returns the path of ``best.pt``. Writes ``log.jsonl``."""
+                     init: Path | None = None, resume: bool = False, log=print,
+                     progress: Callable[[int, int], None] | None = None) -> Path:
+    """Train (or resume) the classifier; returns the path of ``best.pt``. Writes ``log.jsonl``.
+
+    ``progress(done, total)`` is called after every step (for a progress bar with time left)."""
     import torch
     from torch import nn
 
@@ -283,6 +295,11 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
     torch.manual_seed(recipe.seed)
     out_dir.mkdir(parents=True, exist_ok=True)
     device = torch.device(recipe.device if recipe.device != "cpu" and torch.cuda.is_available() else "cpu")
+    start_from = out_dir / "last.pt" if resume and (out_dir / "last.pt").is_file() else init
+    if start_from is not None:
+        # A checkpoint fixes the network's width: resuming or fine-tuning keeps the one it had.
+        saved = torch.load(start_from, map_location="cpu", weights_only=False).get("recipe", {})
+        recipe.width = int(saved.get("width", recipe.width))
     model = build_network(width=recipe.width).to(device)
     n_train = len(data.context) + len(data.fixed)
     if n_train == 0:
@@ -338,6 +355,8 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
             optimizer.step()
             scheduler.step()
             seen += len(picks)
+            if progress is not None:
+                progress(epoch * steps + seen // recipe.batch, total)
             correct += int((out.argmax(1) == y).sum())
             loss_sum += float(loss.detach()) * len(picks)
         acc = evaluate_classifier(model, data.val, data.val_labels, device=device)

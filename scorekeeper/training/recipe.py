@@ -86,6 +86,25 @@ def build_data(recipe: Recipe, log=print) -> None:
     subprocess.run(command, check=True)
 
 
+def render_face_crops(recipe: Recipe) -> tuple[Any, Any] | None:
+    """Sharp, turned index crops from the recipe's face packs and from procedural decks."""
+    import numpy as np
+
+    from scorekeeper.synth.faces import load_face_packs
+    from scorekeeper.training.face_crops import face_context_crops, procedural_packs
+
+    parts = []
+    if recipe.faces and recipe.classifier.face_crops_per_index > 0:
+        parts.append(face_context_crops(load_face_packs(recipe.faces),
+                                        per_index=recipe.classifier.face_crops_per_index, seed=recipe.seed))
+    if recipe.classifier.procedural_packs > 0:
+        parts.append(face_context_crops(procedural_packs(recipe.classifier.procedural_packs, seed=recipe.seed),
+                                        per_index=3, seed=recipe.seed + 1))
+    if not parts:
+        return None
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
 def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dict[str, Any]:
     """Run the chosen steps in order; returns the figures measured (if ``evaluate`` ran)."""
     from scorekeeper.training.detector import prepare_ultralytics
@@ -125,7 +144,7 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dic
         started = time.time()
         data = load_crop_data(detection_sets=[recipe.detection_set], crop_sets=[recipe.crop_set],
                               size=recipe.classifier.size, margin=recipe.classifier.margin,
-                              seed=recipe.seed)
+                              seed=recipe.seed, face_crops=render_face_crops(recipe))
         log(f"classifier data: {data.summary()}")
         init = checkpoints / "index-classifier.pt"
         out = recipe.runs / "classifier" / "run"

@@ -29,36 +29,11 @@ from scorekeeper.errors import ModelError
 from scorekeeper.rules.cards import DECK, Card, card_from_index
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.detections import Box, CardDetection, FrameDetections
+from scorekeeper.vision.registry import CONFIG_NAME, find_model
 
 NOT_A_CARD = "not_a_card"
 CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (NOT_A_CARD,)
 """The classifier's 41 outputs: the 40 cards in :data:`DECK` order, then ``not_a_card``."""
-
-DEFAULT_MODEL = "sueca-reader"
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
-"""The repository's ``models/`` folder; ``SCOREKEEPER_MODELS`` overrides it."""
-
-CONFIG_NAME = "reader.json"
-
-
-def models_dir() -> Path:
-    return Path(os.environ.get("SCOREKEEPER_MODELS", MODELS_DIR))
-
-
-def find_model(model: str | os.PathLike[str] | None = None) -> Path:
-    """The model folder for ``model``: a folder path, or a name under :func:`models_dir`."""
-    name = os.fspath(model) if model is not None else DEFAULT_MODEL
-    path = Path(name)
-    if path.is_dir():
-        return path
-    candidate = models_dir() / name
-    if candidate.is_dir():
-        return candidate
-    raise ModelError(
-        f"model {name!r} not found (looked for the folder {path} and {candidate}): "
-        f"pass a folder holding {CONFIG_NAME}, or run `scorekeeper train` to build one"
-    )
-
 
 @dataclass(frozen=True, slots=True)
 class ReaderConfig:

@@ -1,0 +1,169 @@
+"""``scorekeeper enrol --source 0|FILE|DIR --name NAME``: learn a café's own deck.
+
+Two halves. First the deck's 40 faces are collected (camera, video, photos, or a folder that
+already is a face pack) and saved as a face pack under the user's data folder
+(:mod:`scorekeeper.enrol`). Then the card reader is adapted to it (:mod:`scorekeeper.training.adapt`):
+scenes of the deck, a fine-tune of the active model's classifier within ``--minutes``, and a
+comparison on held-back scenes; the adapted model becomes the default only if it reads the deck
+better. ``--background`` leaves the adapting to a detached, lower-priority process
+(``scorekeeper models`` shows its progress).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from scorekeeper.errors import ScorekeeperError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "enrol",
+        help="photograph a café's own deck once and adapt the card reader to it",
+        description="Collect the 40 faces of a deck (camera, video, photos or a face-pack folder), "
+                    "save them, and fine-tune the card reader on them.",
+    )
+    parser.add_argument("--source", required=True, metavar="0|FILE|DIR",
+                        help="camera index, a video or photo, a folder of photos, or a face-pack folder")
+    parser.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
+    parser.add_argument("--model", default=None, metavar="PATH_OR_NAME",
+                        help="model to read the faces with and to adapt (default: the active one)")
+    parser.add_argument("--minutes", type=float, default=8.0,
+                        help="fine-tuning time budget on this machine (default 8)")
+    parser.add_argument("--scenes", type=int, default=400, help="training scenes of the deck (400)")
+    parser.add_argument("--heldback", type=int, default=100,
+                        help="held-back scenes of the deck to compare the models on (100)")
+    parser.add_argument("--accept-guesses", action="store_true",
+                        help="take the reader's best guess for doubtful cards instead of asking")
+    parser.add_argument("--page", action="store_true",
+                        help="also show the enrolment on a web page (confirm doubtful cards from a phone)")
+    parser.add_argument("--no-adapt", action="store_true", help="only save the face pack")
+    parser.add_argument("--background", action="store_true",
+                        help="adapt in a detached low-priority process; `scorekeeper models` shows progress")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from scorekeeper.vision.registry import DEFAULT_MODEL, check_name, find_model
+
+    name = check_name(args.name)
+    if name == DEFAULT_MODEL:
+        raise ScorekeeperError(f"{DEFAULT_MODEL!r} is the shipped model's name: give the deck another name")
+    if args.minutes <= 0 or args.scenes < 10 or args.heldback < 10:
+        raise ScorekeeperError("--minutes must be above 0, --scenes and --heldback at least 10")
+    base = find_model(args.model)
+    pack = _collect(args, name, base)
+    print(f"face pack saved: {pack}", file=sys.stderr)
+    if args.no_adapt:
+        return _report(args, {"deck": str(pack), "adapted": False})
+
+    from scorekeeper.training import require_training_extra
+
+    try:
+        require_training_extra()
+    except ScorekeeperError as error:
+        raise ScorekeeperError(
+            f"deck saved at {pack}, but adapting the reader needs the train extra ({error}); then run "
+            f"`scorekeeper enrol --source {pack} --name {name}`"
+        ) from None
+    if args.background:
+        return _detach(args, name, pack, base)
+    return _adapt(args, name, pack, base)
+
+
+def _collect(args: argparse.Namespace, name: str, base: Path) -> Path:
+    from scorekeeper.enrol.capture import capture_deck
+    from scorekeeper.vision.reader import CardReader
+
+    return capture_deck(str(args.source), name=name, reader=_LazyReader(lambda: CardReader(base)),
+                        interactive=sys.stdin.isatty() and not args.accept_guesses,
+                        accept_guesses=args.accept_guesses, page=args.page,
+                        log=lambda line: print(line, file=sys.stderr))
+
+
+class _LazyReader:
+    """Loads the models only if a face has to be read (a face-pack folder needs no reading)."""
+
+    def __init__(self, factory):
+        self._factory = factory
+        self._reader = None
+
+    def __getattr__(self, attribute):
+        if self._reader is None:
+            self._reader = self._factory()
+        return getattr(self._reader, attribute)
+
+
+def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
+    from tqdm import tqdm
+
+    from scorekeeper.training.adapt import AdaptPlan, adapt
+    from scorekeeper.training.jobs import write_progress
+
+    plan = AdaptPlan(deck=pack, name=name, base=base, scenes=args.scenes, heldback=args.heldback,
+                     minutes=args.minutes)
+    bar = tqdm(total=100, unit="%", desc="enrol", file=sys.stderr, disable=not sys.stderr.isatty(),
+               bar_format="{desc}: {bar} {n:.0f}% {postfix}")
+    state = {"stage": ""}
+
+    def progress(stage: str, fraction: float, seconds_left: float | None) -> None:
+        write_progress(name, stage, fraction, seconds_left)
+        if stage != state["stage"]:
+            state["stage"] = stage
+            bar.set_description(f"enrol: {stage}")
+            if bar.disable:
+                print(f"enrol: {stage}", file=sys.stderr)
+        bar.n = round(100 * fraction, 1)
+        if seconds_left is not None:
+            bar.set_postfix_str(f"~{seconds_left / 60:.1f} min left", refresh=False)
+        bar.refresh()
+
+    try:
+        result = adapt(plan, progress=progress, log=lambda line: None)
+    finally:
+        bar.close()
+    if not args.json:
+        print(result.line())
+    return _report(args, {"deck": str(pack), "adapted": True, "model": str(result.model),
+                          "before": result.before, "after": result.after, "active": result.better,
+                          "minutes": result.minutes})
+
+
+def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
+    from scorekeeper.training.adapt import AdaptPlan
+    from scorekeeper.training.jobs import write_progress
+
+    work = AdaptPlan(deck=pack, name=name, base=base).work
+    work.mkdir(parents=True, exist_ok=True)
+    log = work / "enrol.log"
+    command = [sys.executable, "-m", "scorekeeper", "enrol", "--source", str(pack), "--name", name,
+               "--model", str(base), "--minutes", str(args.minutes), "--scenes", str(args.scenes),
+               "--heldback", str(args.heldback), "--accept-guesses", "--json"]
+    with log.open("w") as handle:
+        # A lower priority keeps a running `scorekeeper run` responsive while the deck is learnt.
+        child = subprocess.Popen(["nice", "-n", "10", *command], stdin=subprocess.DEVNULL, stdout=handle,
+                                 stderr=subprocess.STDOUT, start_new_session=True)
+    write_progress(name, "starting", 0.0, None)
+    _record_pid(name, child.pid)
+    print(f"adapting in the background (pid {child.pid}); `scorekeeper models` shows progress; log: {log}")
+    return 0
+
+
+def _record_pid(name: str, pid: int) -> None:
+    from scorekeeper.training.jobs import progress_path
+
+    path = progress_path(name)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    record["pid"] = pid
+    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
+
+
+def _report(args: argparse.Namespace, outcome: dict[str, object]) -> int:
+    if args.json:
+        print(json.dumps(outcome, indent=2))
+    return 0

@@ -1,0 +1,32 @@
+"""Where scorekeeper keeps what a café adds after installing: enrolled decks, fine-tuned models.
+
+Nothing here is written into the checkout or the installed package, so an upgrade never loses a
+café's decks and a read-only install still works.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+HOME_VARIABLE = "SCOREKEEPER_HOME"
+
+
+def user_data_dir() -> Path:
+    """``$SCOREKEEPER_HOME``, else ``$XDG_DATA_HOME/scorekeeper``, else ``~/.local/share/scorekeeper``."""
+    explicit = os.environ.get(HOME_VARIABLE)
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share"
+    return base / "scorekeeper"
+
+
+def decks_dir() -> Path:
+    """Enrolled face packs, one folder per deck (``Ah.png`` ... ``2c.png``)."""
+    return user_data_dir() / "decks"
+
+
+def user_models_dir() -> Path:
+    """Card-reader models built on this machine (``scorekeeper enrol``), one folder per model."""
+    return user_data_dir() / "models"

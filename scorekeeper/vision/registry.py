@@ -1,0 +1,164 @@
+"""The card-reader models installed here, and which one ``run`` and ``detect`` use by default.
+
+Two places hold models: the shipped ones (the repository's ``models/``, or ``SCOREKEEPER_MODELS``)
+and the ones built on this machine by ``scorekeeper enrol`` (under :func:`scorekeeper.paths.user_models_dir`).
+The active model is a name written in ``active-model.json`` in the user's data folder; without that
+file, or when the model it names has gone, the shipped model is used: it is always the fallback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scorekeeper.errors import ModelError
+from scorekeeper.paths import user_data_dir, user_models_dir
+
+DEFAULT_MODEL = "sueca-reader"
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
+"""The repository's ``models/`` folder; ``SCOREKEEPER_MODELS`` overrides it."""
+CONFIG_NAME = "reader.json"
+ACTIVE_FILE = "active-model.json"
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
+
+
+def shipped_models_dir() -> Path:
+    return Path(os.environ.get("SCOREKEEPER_MODELS", MODELS_DIR))
+
+
+@dataclass(frozen=True)
+class InstalledModel:
+    name: str
+    folder: Path
+    origin: str
+    """``shipped`` or ``enrolled``."""
+    active: bool
+    figures: dict[str, Any]
+    """What the model's ``metrics.json`` / ``enrol.json`` say it measured (may be empty)."""
+
+    def summary(self) -> str:
+        """One line of figures for ``scorekeeper models``."""
+        enrol = self.figures.get("enrol")
+        if enrol:
+            after = enrol.get("after", {})
+            return (f"deck {enrol.get('deck')}: card P/R {after.get('card_precision', float('nan')):.2f}/"
+                    f"{after.get('card_recall', float('nan')):.2f} on its scenes "
+                    f"(shipped: {enrol.get('before', {}).get('card_precision', float('nan')):.2f}/"
+                    f"{enrol.get('before', {}).get('card_recall', float('nan')):.2f})")
+        real = self.figures.get("real")
+        if real:
+            return (f"real photos (realcards-dev, detector size {real['detector_size']}): card P/R "
+                    f"{real.get('card_precision', float('nan')):.2f}/{real.get('card_recall', float('nan')):.2f}")
+        return ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "folder": str(self.folder), "origin": self.origin,
+                "active": self.active, "summary": self.summary()}
+
+
+def _f1(cards: dict[str, Any]) -> float:
+    p, r = float(cards.get("card_precision", 0) or 0), float(cards.get("card_recall", 0) or 0)
+    return 2 * p * r / (p + r) if p + r > 0 else 0.0
+
+
+def check_name(name: str) -> str:
+    """A model or deck name: letters, digits, ``-`` and ``_``, at most 48 characters."""
+    if not NAME_PATTERN.match(name):
+        raise ModelError(
+            f"name {name!r} is not usable: use letters, digits, '-' or '_' (at most 48), e.g. cafe-central"
+        )
+    return name
+
+
+def _model_folders(root: Path) -> list[Path]:
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if (p / CONFIG_NAME).is_file())
+
+
+def _figures(folder: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    enrol = folder / "enrol.json"
+    if enrol.is_file():
+        try:
+            out["enrol"] = json.loads(enrol.read_text(encoding="utf-8"))
+        except ValueError:
+            pass
+    metrics = folder / "metrics.json"
+    if metrics.is_file():
+        try:
+            data = json.loads(metrics.read_text(encoding="utf-8"))
+            measured = [(size, row["cards"]) for size, row in data.get("realcards_dev", {}).items()
+                        if "cards" in row]
+            if measured:
+                size, cards = max(measured, key=lambda item: _f1(item[1]))
+                out["real"] = {**cards, "detector_size": size}
+        except (ValueError, AttributeError, TypeError):
+            pass
+    return out
+
+
+def active_model_name() -> str:
+    """The model ``run`` and ``detect`` load when none is named (the shipped one by default)."""
+    path = user_data_dir() / ACTIVE_FILE
+    try:
+        name = str(json.loads(path.read_text(encoding="utf-8"))["model"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return DEFAULT_MODEL
+    return name if _lookup(name) is not None else DEFAULT_MODEL
+
+
+def set_active_model(name: str, *, reason: str) -> Path:
+    """Make ``name`` the default model; written atomically so a crash leaves the old choice."""
+    if _lookup(name) is None:
+        raise ModelError(f"model {name!r} is not installed: `scorekeeper models` lists the installed ones")
+    home = user_data_dir()
+    home.mkdir(parents=True, exist_ok=True)
+    target = home / ACTIVE_FILE
+    partial = target.with_suffix(".tmp")
+    partial.write_text(json.dumps({"model": name, "reason": reason,
+                                   "chosen": time.strftime("%Y-%m-%dT%H:%M:%S")}) + "\n", encoding="utf-8")
+    os.replace(partial, target)
+    return target
+
+
+def _lookup(name: str) -> Path | None:
+    for root in (user_models_dir(), shipped_models_dir()):
+        candidate = root / name
+        if (candidate / CONFIG_NAME).is_file():
+            return candidate
+    return None
+
+
+def installed_models() -> list[InstalledModel]:
+    active = active_model_name()
+    seen: set[str] = set()
+    out: list[InstalledModel] = []
+    for origin, root in (("shipped", shipped_models_dir()), ("enrolled", user_models_dir())):
+        for folder in _model_folders(root):
+            if folder.name in seen:
+                continue
+            seen.add(folder.name)
+            out.append(InstalledModel(folder.name, folder, origin, folder.name == active, _figures(folder)))
+    return out
+
+
+def find_model(model: str | os.PathLike[str] | None = None) -> Path:
+    """The model folder for ``model``: a folder path, an installed name, or (None) the active model."""
+    name = os.fspath(model) if model is not None else active_model_name()
+    path = Path(name)
+    if model is not None and path.is_dir():
+        return path
+    found = _lookup(name)
+    if found is not None:
+        return found
+    installed = ", ".join(m.name for m in installed_models()) or "none"
+    raise ModelError(
+        f"model {name!r} not found (installed: {installed}; looked in {user_models_dir()} and "
+        f"{shipped_models_dir()}): pass a folder holding {CONFIG_NAME}, or enrol a deck / run `scorekeeper train`"
+    )
