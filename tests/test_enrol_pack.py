@@ -119,3 +119,8 @@ def test_a_folder_that_is_a_pack_is_copied_normalised(tmp_path: Path, home: Path
 def test_importing_a_folder_that_is_not_a_pack_says_what_lacks(tmp_path: Path) -> None:
     with pytest.raises(EnrolError, match="lacks 40 of the 40 faces"):
         import_face_pack(tmp_path, "vazio")
+
+
+def test_a_saved_deck_named_again_is_itself() -> None:
+    folder = save_face_pack(faces(), "mesa")
+    assert import_face_pack(folder, "mesa") == folder and is_face_pack(folder)

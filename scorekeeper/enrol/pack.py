@@ -118,12 +118,12 @@ def import_face_pack(
         raise EnrolError(str(error)) from None
     folder = Path(root) if root is not None else decks_dir()
     target = folder / name
+    if target.resolve() == Path(source).resolve():
+        return target  # the deck itself, named again (to adapt the reader to it): nothing to copy
     if target.exists() and not replace:
         raise EnrolError(
             f"deck {name!r} already exists at {target}: choose another name or replace it"
         )
-    if target.resolve() == Path(source).resolve():
-        return target
     folder.mkdir(parents=True, exist_ok=True)
 
     def write(staging: Path) -> None:
