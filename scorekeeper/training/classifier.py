@@ -403,7 +403,14 @@ def export_classifier(checkpoint: Path, onnx_path: Path, *, size: int = 48, widt
     model.eval()
     dummy = torch.zeros(1, 3, size, size)
     onnx_path.parent.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
-                      dynamo=False)
+    import warnings
+
+    with warnings.catch_warnings():
+        # The TorchScript exporter is chosen on purpose: the torch.export one needs onnxscript,
+        # which the train extra does not install, and this plain CNN exports the same either way.
+        # Its deprecation notices are about that choice, not about anything a user can fix.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["crops"], output_names=["logits"],
+                          dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
+                          dynamo=False)
     return onnx_path

@@ -1,0 +1,102 @@
+"""Enrolment measured on a real deck: ../shared/card-faces/photo_deck_mit treated as a café's deck.
+
+1. Capture: the 40 faces are laid five at a time on a rendered table (eight photos, tilted camera,
+   a lamp to one side), outlines are found and warped flat, and the active card reader names each
+   flat face. Prints how many outlines were found, named right, and flagged doubtful.
+2. Adaptation: from the face pack, scenes are rendered, the classifier fine-tuned within
+   ``--minutes``, and the active model and the adapted one are compared on held-back scenes of
+   the deck (card precision/recall), with the time each step took. Needs the train extra.
+
+    python benchmarks/enrol_eval.py                    # both parts, 8-minute fine-tune
+    python benchmarks/enrol_eval.py --skip-adapt       # capture only (no torch needed)
+
+Everything is written under a temporary SCOREKEEPER_HOME: the real one is not touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DECK = ROOT.parent / "shared" / "card-faces" / "photo_deck_mit"
+
+
+def measure_capture(deck: Path, *, photos: int = 8, per_photo: int = 5) -> dict[str, object]:
+    import numpy as np
+
+    from scorekeeper.enrol.identify import read_face
+    from scorekeeper.enrol.outline import flat_faces
+    from scorekeeper.rules.cards import DECK as CARDS
+    from scorekeeper.synth.faces import FacePack
+    from scorekeeper.vision.reader import CardReader
+    from tests.enrol_scenes import table_photo
+
+    pack = FacePack.load(deck)
+    reader = CardReader()
+    labels = [c.notation for c in CARDS]
+    found = right = doubtful = doubtful_wrong = 0
+    began = time.perf_counter()
+    for i in range(photos):
+        batch = labels[i * per_photo:(i + 1) * per_photo]
+        photo, placed = table_photo(batch, pack=pack, seed=100 + i, kind=("wood", "felt", "cloth")[i % 3])
+        for outline, face in flat_faces(photo):
+            centre = np.asarray(outline.center)
+            truth = min(placed, key=lambda p: float(np.linalg.norm(p.corners.mean(axis=0) - centre)))
+            reading = read_face(reader, face)
+            found += 1
+            right += reading.card.notation == truth.label
+            doubtful += reading.doubtful
+            doubtful_wrong += reading.doubtful and reading.card.notation != truth.label
+    return {"cards": photos * per_photo, "outlines_found": found, "named_right": right,
+            "doubtful": doubtful, "wrong_and_not_doubtful": found - right - doubtful_wrong,
+            "seconds": round(time.perf_counter() - began, 1)}
+
+
+def measure_adapt(deck: Path, *, minutes: float, scenes: int, heldback: int) -> dict[str, object]:
+    from scorekeeper.training.adapt import AdaptPlan, adapt
+    from scorekeeper.vision.registry import find_model
+
+    plan = AdaptPlan(deck=deck, name="photo-deck-mit", base=find_model(None), scenes=scenes,
+                     heldback=heldback, minutes=minutes)
+    result = adapt(plan, log=lambda line: None)
+    return {"before": result.before, "after": result.after, "made_default": result.better,
+            "minutes": result.minutes, "line": result.line()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--deck", type=Path, default=DECK, help="face pack to treat as the café's deck")
+    parser.add_argument("--minutes", type=float, default=8.0, help="fine-tuning budget (8)")
+    parser.add_argument("--scenes", type=int, default=400)
+    parser.add_argument("--heldback", type=int, default=100)
+    parser.add_argument("--skip-adapt", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if not args.deck.is_dir():
+        print(f"enrol_eval: no face pack at {args.deck}: pass --deck DIR", file=sys.stderr)
+        return 2
+    figures: dict[str, object] = {"deck": args.deck.name}
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["SCOREKEEPER_HOME"] = home
+        figures["capture"] = measure_capture(args.deck)
+        if not args.json:
+            print(f"capture: {figures['capture']}", flush=True)
+        if not args.skip_adapt:
+            figures["adapt"] = measure_adapt(args.deck, minutes=args.minutes, scenes=args.scenes,
+                                             heldback=args.heldback)
+            if not args.json:
+                print(f"adapt: {figures['adapt']}")
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
