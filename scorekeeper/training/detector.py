@@ -97,7 +97,9 @@ def train_detector(data_yaml: Path, project: Path, name: str, recipe: DetectorRe
         save_period=1,
         plots=False,
         amp=recipe.device != "cpu",
-        pretrained=False,
+        # With pretrained=False ultralytics builds the network afresh from the YAML and drops the
+        # checkpoint's weights, so a "resumed" run would silently start from scratch.
+        pretrained=init is not None,
         verbose=False,
         **settings,
     )
