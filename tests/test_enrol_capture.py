@@ -177,3 +177,28 @@ def test_the_shipped_reader_runs_the_whole_flow_on_a_photo(tmp_path: Path) -> No
         capture_deck(str(path), name="real", reader=CardReader(threads=1), interactive=False,
                      accept_guesses=True, page=False, log=said.append)
     assert said[0].startswith("mesa.jpg: 3 cards")
+
+
+def test_an_unfinished_deck_is_kept_and_the_next_run_asks_only_for_the_missing_cards(
+        tmp_path: Path, reader: TemplateReader, home: Path) -> None:
+    labels = [card.notation for card in DECK]
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    for i in range(7):  # 35 cards today
+        photo, _ = table_photo(labels[5 * i: 5 * i + 5], pack=PACK, seed=i, kind="felt")
+        cv2.imwrite(str(first / f"mesa-{i}.png"), photo)
+    with pytest.raises(EnrolError, match="35 found are kept: run the same command again") as caught:
+        capture_deck(str(first), name="aos-poucos", reader=reader, interactive=False, accept_guesses=True,
+                     page=False, log=lambda line: None)
+    assert " ".join(labels[35:]) in str(caught.value)
+    assert not (home / "decks" / "aos-poucos").exists(), "no half deck is published"
+
+    photo, _ = table_photo(labels[35:], pack=PACK, seed=7, kind="felt")  # the last five tomorrow
+    cv2.imwrite(str(second / "mesa-7.png"), photo)
+    said: list[str] = []
+    folder = capture_deck(str(second), name="aos-poucos", reader=reader, interactive=False,
+                          accept_guesses=True, page=False, log=said.append)
+    assert is_face_pack(folder) and len(os.listdir(folder)) == 40
+    assert said[0].startswith("continuing deck 'aos-poucos': 35 cards kept")
+    assert not (home / "decks" / ".partial" / "aos-poucos").exists()

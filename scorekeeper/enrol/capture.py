@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import sys
 import tempfile
 import time
@@ -25,12 +26,14 @@ import numpy as np
 from scorekeeper.enrol import EnrolError
 from scorekeeper.enrol.collection import Collection, Sighting, ViewTracker
 from scorekeeper.enrol.confirm import confirm_in_terminal
-from scorekeeper.enrol.identify import DOUBT_BELOW, IndexReader, read_face
+from scorekeeper.enrol.identify import DOUBT_BELOW, IndexReader, read_face, reading_from_probs
 from scorekeeper.enrol.outline import flat_faces, sharpness
 from scorekeeper.enrol.pack import check_deck_name, import_face_pack, is_face_pack, save_face_pack
 from scorekeeper.errors import SourceError
+from scorekeeper.paths import decks_dir
 from scorekeeper.pipeline.capture import SourceSpec, open_capture
 from scorekeeper.rules.cards import DECK
+from scorekeeper.synth.faces import pack_file_name
 
 PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff")
 
@@ -78,6 +81,9 @@ def capture_deck(
         return saved
 
     collection = Collection()
+    resumed = _resume_partial(collection, name, root=root)
+    if resumed:
+        log(f"continuing deck {name!r}: {resumed} cards kept from last time — {collection.progress()}")
 
     def save(allow_partial: bool) -> Path:
         return save_face_pack(collection, name, allow_partial=allow_partial, replace=replace, root=root)
@@ -131,7 +137,15 @@ def capture_deck(
                 log(f"left out {dropped} doubtful cards: confirm them interactively or accept the "
                     "reader's guesses")
         log(collection.summary())
+        if not collection.complete:
+            _keep_partial(collection, name, root=root)
+            missing = [card.notation for card in collection.missing()]
+            raise EnrolError(
+                f"deck {name!r} lacks {len(missing)} of the 40 cards: {' '.join(missing)}; the "
+                f"{40 - len(missing)} found are kept: run the same command again to show only the missing ones"
+            )
         saved = save(False)
+        _forget_partial(name, root=root)
         log(f"saved deck {name!r}: {saved}")
         return saved
     finally:
@@ -266,3 +280,43 @@ def _wait_for_page(enrol: Any, collection: Collection, *, log: Log) -> Path:
     log(f"saved deck {enrol.name!r}: {saved}")
     return saved
 
+
+# -- an unfinished deck ------------------------------------------------------------------------------
+# Showing 40 cards takes a while; a deck stopped at 37 keeps its 37 faces in ``.partial/NAME`` beside
+# the decks and the next `enrol` under the same name starts from them, asking only for the missing ones.
+
+
+def _partial_root(root: str | os.PathLike[str] | None) -> Path:
+    return (Path(root) if root is not None else decks_dir()) / ".partial"
+
+
+def _partial_folder(name: str, root: str | os.PathLike[str] | None) -> Path:
+    return _partial_root(root) / name
+
+
+def _keep_partial(collection: Collection, name: str, *, root: str | os.PathLike[str] | None) -> None:
+    if not collection.faces():
+        return
+    save_face_pack(collection, name, allow_partial=True, replace=True, root=_partial_root(root))
+
+
+def _forget_partial(name: str, *, root: str | os.PathLike[str] | None) -> None:
+    shutil.rmtree(_partial_folder(name, root), ignore_errors=True)
+
+
+def _resume_partial(collection: Collection, name: str, *, root: str | os.PathLike[str] | None) -> int:
+    folder = _partial_folder(name, root)
+    if not folder.is_dir():
+        return 0
+    kept = 0
+    for card in DECK:
+        path = folder / f"{pack_file_name(card)}.png"
+        face = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if face is None:
+            continue
+        certain = np.zeros(len(DECK), np.float32)
+        certain[card.index] = 1.0
+        collection.add(face, reading_from_probs(certain), origin="kept from last time",
+                       sharpness=sharpness(face))
+        kept += 1
+    return kept
