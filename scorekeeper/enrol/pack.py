@@ -84,13 +84,8 @@ def save_face_pack(
         )
     if not chosen:
         raise EnrolError(f"deck {name!r} has no faces at all: show the cards to the camera")
-    folder = Path(root) if root is not None else decks_dir()
-    target = folder / name
-    if target.exists() and not replace:
-        raise EnrolError(
-            f"deck {name!r} already exists at {target}: choose another name or replace it"
-        )
-    folder.mkdir(parents=True, exist_ok=True)
+    folder, target = _deck_folder(root), _deck_folder(root) / name
+    _claim(folder, target, replace=replace)
 
     def write(staging: Path) -> None:
         for card in DECK:
@@ -100,6 +95,19 @@ def save_face_pack(
                     raise EnrolError(f"cannot write {path}: check the disk has room")
 
     return _publish(folder, target, write, replace=replace)
+
+
+def _deck_folder(root: str | os.PathLike[str] | None) -> Path:
+    return Path(root) if root is not None else decks_dir()
+
+
+def _claim(folder: Path, target: Path, *, replace: bool) -> None:
+    """Refuse to overwrite a deck unless asked to; make sure the decks folder exists."""
+    if target.exists() and not replace:
+        raise EnrolError(
+            f"deck {target.name!r} already exists at {target}: choose another name or replace it"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
 
 
 def import_face_pack(
@@ -116,15 +124,10 @@ def import_face_pack(
         pack = FacePack.load(source)
     except SynthError as error:
         raise EnrolError(str(error)) from None
-    folder = Path(root) if root is not None else decks_dir()
-    target = folder / name
+    folder, target = _deck_folder(root), _deck_folder(root) / name
     if target.resolve() == Path(source).resolve():
         return target  # the deck itself, named again (to adapt the reader to it): nothing to copy
-    if target.exists() and not replace:
-        raise EnrolError(
-            f"deck {name!r} already exists at {target}: choose another name or replace it"
-        )
-    folder.mkdir(parents=True, exist_ok=True)
+    _claim(folder, target, replace=replace)
 
     def write(staging: Path) -> None:
         for card in DECK:
