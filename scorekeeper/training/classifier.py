@@ -28,6 +28,10 @@ from scorekeeper.rules.cards import DECK, Card
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.reader import CLASSIFIER_CLASSES, NOT_A_CARD
 
+GREY_SHARE = 0.25
+"""Crops shown without colour. A third of the real dev photos are black and white, and a dim or
+badly white-balanced camera washes colour out too: a classifier that tells hearts from spades by
+colour alone misread the suit of 138 of 676 real indices (2026-11-30), so shape must carry it."""
 CONTEXT_MARGIN = 0.7
 CONTEXT_SIZE = 96
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -163,11 +167,13 @@ def centre_crop(context: np.ndarray, *, margin: float, size: int) -> np.ndarray:
 
 
 def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Light, white balance, low resolution, blur, noise: what a café webcam does to an index."""
+    """Colour loss, light, white balance, low resolution, blur, noise: what a café webcam does to an index."""
     import cv2
 
     out = crop.astype(np.float32)
     size = crop.shape[0]
+    if rng.random() < GREY_SHARE:
+        out = np.repeat(out.mean(axis=2, keepdims=True), 3, axis=2)
     if rng.random() < 0.3:  # seen from further away: down to ~14-36 px and back
         small = int(rng.uniform(14, 36))
         out = cv2.resize(cv2.resize(out, (small, small), interpolation=cv2.INTER_AREA), (size, size),
