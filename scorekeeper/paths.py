@@ -7,9 +7,19 @@ café's decks and a read-only install still works.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 HOME_VARIABLE = "SCOREKEEPER_HOME"
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
+"""Names of decks and models: letters, digits, - and _, up to 48, not starting with - or _ (a folder
+name on every system, and a word a command line takes without quotes). An enrolled deck and the
+model adapted to it share the name, so one rule serves both."""
+
+
+def is_usable_name(name: object) -> bool:
+    return isinstance(name, str) and NAME_PATTERN.match(name) is not None
 
 
 def user_data_dir() -> Path:

@@ -10,7 +10,6 @@ and the fine-tuning read packs with it) accepts, so :func:`is_face_pack` simply 
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -21,7 +20,7 @@ import numpy as np
 
 from scorekeeper.enrol import EnrolError
 from scorekeeper.enrol.collection import Collection
-from scorekeeper.paths import decks_dir, user_data_dir
+from scorekeeper.paths import decks_dir, is_usable_name, user_data_dir
 from scorekeeper.rules.cards import DECK, Card
 from scorekeeper.synth import SynthError
 from scorekeeper.synth.faces import FacePack, pack_file_name
@@ -31,14 +30,9 @@ __all__ = [
     "save_face_pack", "user_data_dir",
 ]
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
-"""Deck names: letters, digits, - and _, up to 48, not starting with - or _ (a folder name on
-every system, and a word a command line takes without quotes)."""
-
-
 def check_deck_name(name: str) -> str:
     """``name`` if it may name a deck, else :class:`EnrolError` saying what is allowed."""
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+    if not is_usable_name(name):
         raise EnrolError(
             f"deck name {name!r} is not allowed: use letters, digits, - and _ "
             "(up to 48, starting with a letter or digit), like cafe-central"

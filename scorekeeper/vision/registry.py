@@ -10,21 +10,19 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from scorekeeper.errors import ModelError
-from scorekeeper.paths import user_data_dir, user_models_dir
+from scorekeeper.paths import is_usable_name, user_data_dir, user_models_dir
 
 DEFAULT_MODEL = "sueca-reader"
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 """The repository's ``models/`` folder; ``SCOREKEEPER_MODELS`` overrides it."""
 CONFIG_NAME = "reader.json"
 ACTIVE_FILE = "active-model.json"
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,47}$")
 
 
 def shipped_models_dir() -> Path:
@@ -68,7 +66,7 @@ def _f1(cards: dict[str, Any]) -> float:
 
 def check_name(name: str) -> str:
     """A model or deck name: letters, digits, ``-`` and ``_``, at most 48 characters."""
-    if not NAME_PATTERN.match(name):
+    if not is_usable_name(name):
         raise ModelError(
             f"name {name!r} is not usable: use letters, digits, '-' or '_' (at most 48), e.g. cafe-central"
         )
