@@ -120,23 +120,19 @@ def finetune_classifier(plan: AdaptPlan, scenes: Path, progress: Progress | None
     """Fine-tune the base model's classifier for ``plan.minutes``; returns the best checkpoint."""
     from scorekeeper.synth.faces import FacePack
     from scorekeeper.training.classifier import ClassifierRecipe, load_crop_data, train_classifier
-    from scorekeeper.training.face_crops import face_context_crops, procedural_packs
+    from scorekeeper.training.face_crops import training_face_crops
 
     init = plan.base / "checkpoints" / "index-classifier.pt"
     if not init.is_file():
         raise TrainingSetupError(
             f"model {plan.base} has no classifier checkpoint ({init}): adapt from the shipped model"
         )
-    import numpy as np
-
     config = json.loads((plan.base / "reader.json").read_text(encoding="utf-8"))
     size = int(config["classifier"].get("crop_size", 48))
     margin = float(config["classifier"].get("crop_margin", 0.2))
-    deck_crops = face_context_crops([FacePack.load(plan.deck)], per_index=plan.face_crops_per_index,
-                                    seed=plan.seed)
     # Procedural decks keep 8/9/10/joker (not_a_card) and other fonts in view: no forgetting them.
-    mix_crops = face_context_crops(procedural_packs(8, seed=plan.seed), per_index=2, seed=plan.seed + 1)
-    faces = (np.concatenate([deck_crops[0], mix_crops[0]]), np.concatenate([deck_crops[1], mix_crops[1]]))
+    faces = training_face_crops([FacePack.load(plan.deck)], per_index=plan.face_crops_per_index,
+                                procedural=8, procedural_per_index=2, seed=plan.seed)
     data = load_crop_data(detection_sets=[scenes], crop_sets=[scenes / "crops"], size=size, margin=margin,
                           seed=plan.seed, face_crops=faces)
     log(f"fine-tune data: {data.summary()}")

@@ -117,3 +117,18 @@ def procedural_packs(count: int, *, seed: int = 0) -> list[_Pack]:
     from scorekeeper.synth.faces import FaceStyle, ProceduralPack
 
     return [ProceduralPack(FaceStyle.random(np.random.default_rng([seed, 7, i]))) for i in range(count)]
+
+
+def training_face_crops(packs: Sequence[_Pack], *, per_index: int, procedural: int,
+                        procedural_per_index: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Face crops of ``packs`` plus those of ``procedural`` procedural decks, whose 8, 9, 10 and
+    joker keep ``not_a_card`` and other fonts in view; None when both counts are zero."""
+    parts = []
+    if packs and per_index > 0:
+        parts.append(face_context_crops(packs, per_index=per_index, seed=seed))
+    if procedural > 0:
+        parts.append(face_context_crops(procedural_packs(procedural, seed=seed),
+                                        per_index=procedural_per_index, seed=seed + 1))
+    if not parts:
+        return None
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

@@ -88,21 +88,13 @@ def build_data(recipe: Recipe, log=print) -> None:
 
 def render_face_crops(recipe: Recipe) -> tuple[Any, Any] | None:
     """Sharp, turned index crops from the recipe's face packs and from procedural decks."""
-    import numpy as np
-
     from scorekeeper.synth.faces import load_face_packs
-    from scorekeeper.training.face_crops import face_context_crops, procedural_packs
+    from scorekeeper.training.face_crops import training_face_crops
 
-    parts = []
-    if recipe.faces and recipe.classifier.face_crops_per_index > 0:
-        parts.append(face_context_crops(load_face_packs(recipe.faces),
-                                        per_index=recipe.classifier.face_crops_per_index, seed=recipe.seed))
-    if recipe.classifier.procedural_packs > 0:
-        parts.append(face_context_crops(procedural_packs(recipe.classifier.procedural_packs, seed=recipe.seed),
-                                        per_index=3, seed=recipe.seed + 1))
-    if not parts:
-        return None
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    return training_face_crops(load_face_packs(recipe.faces) if recipe.faces else [],
+                               per_index=recipe.classifier.face_crops_per_index,
+                               procedural=recipe.classifier.procedural_packs, procedural_per_index=3,
+                               seed=recipe.seed)
 
 
 def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dict[str, Any]:
