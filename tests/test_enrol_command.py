@@ -75,3 +75,31 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
     assert [m.name for m in installed_models()] == [DEFAULT_MODEL, "cafe"]
     # Made the default exactly when it measured better; the shipped model stays either way.
     assert (active_model_name() == "cafe") == outcome["active"]
+
+
+def test_background_enrolment_is_listed_under_the_child_process(tmp_path, capsys, monkeypatch) -> None:
+    import subprocess
+
+    from scorekeeper import training
+    from scorekeeper.training.jobs import running_jobs
+
+    started: list[list[str]] = []
+
+    class Child:
+        pid = 4_194_000 + 321  # above the default pid_max: a child that has already gone
+
+    def popen(command, **_options):
+        started.append(command)
+        return Child()
+
+    monkeypatch.setattr(training, "require_training_extra", lambda: None)
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    source = _face_pack(tmp_path / "deck")
+    assert main(["enrol", "--source", str(source), "--name", "cafe", "--background", "--minutes", "3"]) == 0
+    assert "in the background" in capsys.readouterr().out
+    [command] = started
+    assert command[:3] == ["nice", "-n", "10"] and "--minutes" in command and "3.0" in command
+    [job] = running_jobs()
+    # The job belongs to the child, not to the command that started it: once the child is gone it
+    # shows as stopped instead of running forever.
+    assert job["pid"] == Child.pid and job["stage"] == "stopped during starting"

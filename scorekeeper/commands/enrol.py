@@ -148,19 +148,9 @@ def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         # A lower priority keeps a running `scorekeeper run` responsive while the deck is learnt.
         child = subprocess.Popen(["nice", "-n", "10", *command], stdin=subprocess.DEVNULL, stdout=handle,
                                  stderr=subprocess.STDOUT, start_new_session=True)
-    write_progress(name, "starting", 0.0, None)
-    _record_pid(name, child.pid)
+    write_progress(name, "starting", 0.0, None, pid=child.pid)
     print(f"adapting in the background (pid {child.pid}); `scorekeeper models` shows progress; log: {log}")
     return 0
-
-
-def _record_pid(name: str, pid: int) -> None:
-    from scorekeeper.training.jobs import progress_path
-
-    path = progress_path(name)
-    record = json.loads(path.read_text(encoding="utf-8"))
-    record["pid"] = pid
-    path.write_text(json.dumps(record) + "\n", encoding="utf-8")
 
 
 def _report(args: argparse.Namespace, outcome: dict[str, object]) -> int:
