@@ -40,7 +40,7 @@ def evaluate_seed(seed: int, *, fps: float, model: str | None, camera: str) -> d
     with tempfile.TemporaryDirectory() as scratch:
         video = Path(scratch) / f"deal-{seed}.mp4"
         began = time.perf_counter()
-        truth = write_clip(video, simulate(seed, fps=fps, camera=camera))
+        write_clip(video, simulate(seed, fps=fps, camera=camera))
         truth = json.loads(video.with_suffix(".json").read_text())
         rendered = time.perf_counter() - began
         capture = cv2.VideoCapture(str(video))

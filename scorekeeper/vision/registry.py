@@ -43,20 +43,22 @@ class InstalledModel:
         """One line of figures for ``scorekeeper models``."""
         enrol = self.figures.get("enrol")
         if enrol:
-            after = enrol.get("after", {})
-            return (f"deck {enrol.get('deck')}: card P/R {after.get('card_precision', float('nan')):.2f}/"
-                    f"{after.get('card_recall', float('nan')):.2f} on its scenes "
-                    f"(shipped: {enrol.get('before', {}).get('card_precision', float('nan')):.2f}/"
-                    f"{enrol.get('before', {}).get('card_recall', float('nan')):.2f})")
+            return (f"deck {enrol.get('deck')}: card P/R {_precision_recall(enrol.get('after', {}))} on its "
+                    f"scenes (before: {_precision_recall(enrol.get('before', {}))})")
         real = self.figures.get("real")
         if real:
             return (f"real photos (realcards-dev, detector size {real['detector_size']}): card P/R "
-                    f"{real.get('card_precision', float('nan')):.2f}/{real.get('card_recall', float('nan')):.2f}")
+                    f"{_precision_recall(real)}")
         return ""
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "folder": str(self.folder), "origin": self.origin,
                 "active": self.active, "summary": self.summary()}
+
+
+def _precision_recall(cards: dict[str, Any]) -> str:
+    nan = float("nan")
+    return f"{cards.get('card_precision', nan):.2f}/{cards.get('card_recall', nan):.2f}"
 
 
 def _f1(cards: dict[str, Any]) -> float:
