@@ -301,11 +301,13 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
     torch.manual_seed(recipe.seed)
     out_dir.mkdir(parents=True, exist_ok=True)
     device = torch.device(recipe.device if recipe.device != "cpu" and torch.cuda.is_available() else "cpu")
-    start_from = out_dir / "last.pt" if resume and (out_dir / "last.pt").is_file() else init
-    if start_from is not None:
+    last = out_dir / "last.pt"
+    resuming = resume and last.is_file()
+    start_from = last if resuming else init
+    state = torch.load(start_from, map_location=device, weights_only=False) if start_from is not None else None
+    if state is not None:
         # A checkpoint fixes the network's width: resuming or fine-tuning keeps the one it had.
-        saved = torch.load(start_from, map_location="cpu", weights_only=False).get("recipe", {})
-        recipe.width = int(saved.get("width", recipe.width))
+        recipe.width = int(state.get("recipe", {}).get("width", recipe.width))
     model = build_network(width=recipe.width).to(device)
     n_train = len(data.context) + len(data.fixed)
     if n_train == 0:
@@ -316,16 +318,13 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
     scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=recipe.lr, total_steps=total,
                                                     pct_start=0.1)
     start_epoch, best_acc = 0, -1.0
-    last = out_dir / "last.pt"
-    if resume and last.is_file():
-        state = torch.load(last, map_location=device, weights_only=False)
+    if resuming:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         start_epoch, best_acc = int(state["epoch"]) + 1, float(state.get("best_acc", -1.0))
         log(f"classifier: resuming {last} at epoch {start_epoch}")
-    elif init is not None:
-        state = torch.load(init, map_location=device, weights_only=False)
+    elif state is not None:
         model.load_state_dict(state.get("model", state))
         log(f"classifier: starting from {init}")
 
