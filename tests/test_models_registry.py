@@ -12,8 +12,9 @@ import pytest
 from scorekeeper.cli import main
 from scorekeeper.errors import ModelError
 from scorekeeper.paths import user_data_dir, user_models_dir
-from scorekeeper.training.adapt import f1, is_better
+from scorekeeper.training.adapt import is_better
 from scorekeeper.training.jobs import running_jobs, write_progress
+from scorekeeper.vision.evaluate import card_f1
 from scorekeeper.vision.reader import CardReader
 from scorekeeper.vision.registry import (
     DEFAULT_MODEL,
@@ -110,7 +111,7 @@ def test_the_adapted_model_must_beat_the_old_one_by_more_than_noise() -> None:
     assert is_better(old, {"card_precision": 0.90, "card_recall": 0.85})
     assert not is_better(old, old)
     assert not is_better(old, {"card_precision": 0.99, "card_recall": 0.40})  # F1 drops
-    assert f1({"card_precision": float("nan"), "card_recall": 0.5}) == 0.0
+    assert card_f1({"card_precision": float("nan"), "card_recall": 0.5}) == 0.0
 
 
 def test_background_enrolment_progress_is_listed_until_done(capsys) -> None:

@@ -19,7 +19,6 @@ Steps and where they write (``work`` is ``<user data>/work/<name>``):
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import subprocess
 import sys
@@ -79,16 +78,11 @@ class AdaptResult:
                 f"{a['card_recall']:.2f}; {verdict}")
 
 
-def f1(figures: dict[str, float]) -> float:
-    p, r = figures.get("card_precision", math.nan), figures.get("card_recall", math.nan)
-    if math.isnan(p) or math.isnan(r) or p + r == 0:
-        return 0.0
-    return 2 * p * r / (p + r)
-
-
 def is_better(before: dict[str, float], after: dict[str, float], *, margin: float = 0.005) -> bool:
     """The adapted model replaces the default only if its card F1 is higher by more than noise."""
-    return f1(after) > f1(before) + margin
+    from scorekeeper.vision.evaluate import card_f1
+
+    return card_f1(after) > card_f1(before) + margin
 
 
 def build_scenes(plan: AdaptPlan, log: Callable[[str], None] = print) -> tuple[Path, Path]:
@@ -226,6 +220,7 @@ def install(plan: AdaptPlan, staging: Path, record: dict[str, Any]) -> Path:
 def adapt(plan: AdaptPlan, *, progress: Progress | None = None,
           log: Callable[[str], None] = print) -> AdaptResult:
     """The whole adaptation; the default model changes only if the new one measures better."""
+    from scorekeeper.vision.evaluate import card_f1
     from scorekeeper.vision.registry import set_active_model
 
     minutes: dict[str, float] = {}
@@ -255,7 +250,7 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None,
     model = install(plan, staging, record)
     if better:
         set_active_model(plan.name, reason=f"adapted to deck {plan.deck.name}: card F1 "
-                         f"{f1(before):.3f} -> {f1(after):.3f} on held-back scenes")
+                         f"{card_f1(before):.3f} -> {card_f1(after):.3f} on held-back scenes")
     if progress:
         progress("done", 1.0, 0.0)
     return AdaptResult(model, before, after, better, minutes)

@@ -18,7 +18,6 @@ model folder's committed checkpoints and trains the given epochs more.
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 import time
@@ -212,14 +211,7 @@ def choose_thresholds(model_dir: Path, detection_set: Path, *, limit: int = 100,
     val = list(ev.labelled_images(detection_set, "val", limit=limit))
     rows = ev.sweep_thresholds(reader, ev.labelled_truth(val), index_confs=INDEX_CONFS,
                                card_probs=CARD_PROBS)
-
-    def f1(row: dict[str, float]) -> float:
-        p, r = row["card_precision"], row["card_recall"]
-        if math.isnan(p) or math.isnan(r) or p + r == 0:
-            return 0.0
-        return 2 * p * r / (p + r)
-
-    best = max(rows, key=f1)
+    best = max(rows, key=ev.card_f1)
     path = model_dir / "reader.json"
     config = json.loads(path.read_text())
     config["thresholds"]["index_conf"] = best["index_conf"]

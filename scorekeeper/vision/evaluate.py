@@ -18,11 +18,13 @@ Figures:
 from __future__ import annotations
 
 import json
+import math
 import statistics
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -249,6 +251,14 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]]) -
         "fp": fp,
         "fn": fn,
     }
+
+
+def card_f1(figures: dict[str, Any]) -> float:
+    """F1 of :func:`measure_cards`' precision and recall; 0 when either is missing or undefined."""
+    p, r = figures.get("card_precision"), figures.get("card_recall")
+    if p is None or r is None or math.isnan(p) or math.isnan(r) or p + r == 0:
+        return 0.0
+    return 2 * p * r / (p + r)
 
 
 def realcards_truth(root: Path) -> list[tuple[Path, set[str]]]:

@@ -61,11 +61,6 @@ def _precision_recall(cards: dict[str, Any]) -> str:
     return f"{cards.get('card_precision', nan):.2f}/{cards.get('card_recall', nan):.2f}"
 
 
-def _f1(cards: dict[str, Any]) -> float:
-    p, r = float(cards.get("card_precision", 0) or 0), float(cards.get("card_recall", 0) or 0)
-    return 2 * p * r / (p + r) if p + r > 0 else 0.0
-
-
 def check_name(name: str) -> str:
     """A model or deck name: letters, digits, ``-`` and ``_``, at most 48 characters."""
     if not is_usable_name(name):
@@ -96,7 +91,9 @@ def _figures(folder: Path) -> dict[str, Any]:
             measured = [(size, row["cards"]) for size, row in data.get("realcards_dev", {}).items()
                         if "cards" in row]
             if measured:
-                size, cards = max(measured, key=lambda item: _f1(item[1]))
+                from scorekeeper.vision.evaluate import card_f1
+
+                size, cards = max(measured, key=lambda item: card_f1(item[1]))
                 out["real"] = {**cards, "detector_size": size}
         except (ValueError, AttributeError, TypeError):
             pass
