@@ -20,6 +20,7 @@ from scorekeeper.tracking import (
     DealEnded,
     DealStarted,
     Event,
+    PlayCorrected,
     RevokeFlagged,
     TableGeometry,
     Tracker,
@@ -270,6 +271,36 @@ def test_misread_coming_back_now_and_then_at_one_spot_is_not_a_play() -> None:
         scene.show(c("2C"), [f], LAND[seat], confidence=0.5)
     events = run(scene.frames())
     assert c("2C") not in [k for _, k in plays_of(events)]
+
+
+def test_faint_misread_lying_at_one_spot_all_along_is_not_a_play() -> None:
+    # The reader names a half-hidden corner faintly and wrongly, frame after frame, at one spot.
+    scene, truth = one_trick_scene(linger=30)
+    first = truth.plays[0][0]
+    scene.show(c("2C"), range(first, truth.gathered[0][0]), (560, 450), confidence=0.1)
+    events = run(scene.frames())
+    assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
+
+
+TRICK_2 = [c("3D"), c("4D"), c("5D"), c("6D")]
+"""After TRICK_1, seat 2 (AS) leads."""
+
+
+def test_card_missed_in_the_middle_of_a_trick_is_put_back_and_the_others_move_one_seat_on() -> None:
+    scene = Scene()
+    truth = stage_deal(scene, dealer=3, turned=c("AH"), plays=TRICK_1 + TRICK_2)
+    landed, seat, card = truth.plays[1]  # KS, seat 1: only read faintly, twice, as it landed
+    scene.hide(card, range(0, scene.end))
+    scene.show(card, [landed, landed + 4], LAND[seat], confidence=0.3)
+    tracker = Tracker(GEOMETRY, fps=FPS)
+    events = run(scene.frames(), tracker)
+    corrections = [(e.play, e.seat, e.card) for e in events if isinstance(e, PlayCorrected)]
+    assert corrections == [(2, 1, c("KS")), (3, 2, c("AS"))]
+    assert [w.card for w in uncertain(events, "weak_read")] == [c("KS")]
+    assert uncertain(events, "trick_vanished") == []
+    deal = tracker.deals[0]
+    assert [list(t.cards) for t in deal.tricks] == [TRICK_1, TRICK_2]
+    assert [w for _, w in truth.gathered] == [t.winner(deal.trump) for t in deal.tricks]
 
 
 def test_spurious_cards_outside_the_play_area_are_not_plays() -> None:

@@ -5,6 +5,7 @@ from scorekeeper.tracking.events import (
     DealEnded,
     DealStarted,
     Event,
+    PlayCorrected,
     RevokeFlagged,
     TrickGathered,
     Uncertain,
@@ -14,6 +15,6 @@ from scorekeeper.tracking.thresholds import Thresholds
 from scorekeeper.tracking.tracker import Phase, Tracker
 
 __all__ = [
-    "CardPlayed", "DealEnded", "DealStarted", "Event", "Phase", "RevokeFlagged", "Side",
+    "CardPlayed", "DealEnded", "DealStarted", "Event", "Phase", "PlayCorrected", "RevokeFlagged", "Side",
     "TableGeometry", "Thresholds", "Tracker", "TrickGathered", "Uncertain",
 ]

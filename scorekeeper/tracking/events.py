@@ -52,6 +52,26 @@ class CardPlayed:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PlayCorrected:
+    """Play number ``play`` of the deal (from 1) was really ``card``, by ``seat``: a card of the
+    trick was missed and found later, so the cards read after it move one seat on."""
+
+    type: ClassVar[str] = "play_corrected"
+    frame: int
+    deal: int
+    trick: int
+    play: int
+    seat: int
+    card: Card
+    confidence: float
+
+    def to_json(self) -> Json:
+        return {"type": self.type, "frame": self.frame, "deal": self.deal, "trick": self.trick,
+                "play": self.play, "seat": self.seat, "card": self.card.notation,
+                "confidence": round(self.confidence, 3)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TrickGathered:
     """Four cards were played and the play area emptied; the winner comes from the rules."""
 
@@ -129,7 +149,7 @@ class Uncertain:
                 "confidence": None if self.confidence is None else round(self.confidence, 3)}
 
 
-Event = DealStarted | CardPlayed | TrickGathered | DealEnded | RevokeFlagged | Uncertain
+Event = DealStarted | CardPlayed | PlayCorrected | TrickGathered | DealEnded | RevokeFlagged | Uncertain
 
 
 def describe(event: Event) -> str:
@@ -142,6 +162,9 @@ def describe(event: Event) -> str:
         side = "" if event.side_seat in (None, event.seat) else f", came from seat {event.side_seat}'s side"
         return (f"{at}  vaza {event.trick}: seat {event.seat} plays {event.card} "
                 f"(confidence {event.confidence:.2f}{side})")
+    if isinstance(event, PlayCorrected):
+        return (f"{at}  vaza {event.trick}, play {event.play} corrected: seat {event.seat} "
+                f"played {event.card} (confidence {event.confidence:.2f})")
     if isinstance(event, TrickGathered):
         return (f"{at}  vaza {event.trick} to seat {event.winner}: "
                 f"{' '.join(c.notation for c in event.cards)}, {event.points} points")

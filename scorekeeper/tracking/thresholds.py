@@ -9,6 +9,14 @@ from dataclasses import dataclass
 class Thresholds:
     """The tracker's tuning knobs, each a trade-off between missing something and inventing it."""
 
+    min_confidence: float = 0.15
+    """Reads below this confidence are no evidence at all. The reader keeps faint reads so a
+    still photo loses no card, but on a stream the same card is read again in the next frames,
+    while a faint read of a half-hidden corner repeats its wrong name frame after frame at one
+    spot, exactly like a card lying there. Raising it drops more of those; it loses cards the
+    reader only ever sees faintly (small, blurred or far from the camera).
+    (Measured with the shipped reader on rendered deals: see the README's tracker figures.)"""
+
     settle_seconds: float = 0.25
     """How long a card must lie still in the play area before it counts as played. Raising it keeps
     out more ghosts, misreads and cards waved over the table; it delays every ``card_played`` and

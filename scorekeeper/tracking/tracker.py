@@ -42,6 +42,7 @@ from scorekeeper.tracking.events import (
     DealEnded,
     DealStarted,
     Event,
+    PlayCorrected,
     RevokeFlagged,
     TrickGathered,
     Uncertain,
@@ -139,6 +140,9 @@ class _DealState:
     """Where the turned card lay by the dealer: seeing it there, even across the play area's
     edge, is not a play."""
     gathered_at: dict[Card, int] = field(default_factory=dict)
+    trick_start: Deal | None = None
+    """The deal as it stood before the trick on the table: a card of the trick found late is
+    put back in its place by replaying the trick from here. None after a resume."""
 
 
 class Tracker:
@@ -207,7 +211,8 @@ class Tracker:
         self._last_frame = index
         self._updates += 1
         for detection in frame.cards:
-            self._observe(detection, index)
+            if detection.confidence >= self.thresholds.min_confidence:
+                self._observe(detection, index)
         if self._updates % 64 == 0:
             self._prune(index)
         if self._state is None:
@@ -286,8 +291,13 @@ class Tracker:
         """Drop runs long unseen; played ones stay while their trick is on the table."""
         keep = {id(p.run) for p in self._state.trick if p.run} if self._state else set()
         horizon = frame - 3 * self._forget
+        # Reads since the last trick was gathered may still be a missed card of the trick on the
+        # table (see _salvage), for as long as a slow trick plausibly takes.
+        trick_began = self._state.cleared_at if self._state else frame
+        trick_horizon = frame - 20 * self._forget
         for track in self._tracks.values():
-            track.runs = [r for r in track.runs if r.last_frame >= horizon or id(r) in keep]
+            track.runs = [r for r in track.runs if r.last_frame >= horizon or id(r) in keep
+                          or (r.start_frame > trick_began and r.last_frame >= trick_horizon)]
 
     def _runs(self) -> Iterator[_Run]:
         for track in self._tracks.values():
@@ -318,11 +328,15 @@ class Tracker:
         it is taken for a misread only until the hidden card has been unseen that long.
         """
         lo, hi = run.start_frame - self._forget, run.last_frame + self._forget
-        # Only a card read more often than this one around then can explain it away.
-        others = [o for o in self._runs()
-                  if o.card != run.card and o.last_frame >= run.start_frame - self._clear
-                  and o.start_frame <= hi and not self._replayed(o)
-                  and len(o.between(lo, hi)[0]) > run.seen]
+        # Only a card read more often than this one around then can explain it away (counting
+        # all its runs: its two corners are two spots).
+        nearby: dict[Card, list[_Run]] = {}
+        for other in self._runs():
+            if (other.card != run.card and other.last_frame >= run.start_frame - self._clear
+                    and other.start_frame <= hi and not self._replayed(other)):
+                nearby.setdefault(other.card, []).append(other)
+        others = [o for runs in nearby.values()
+                  if sum(len(o.between(lo, hi)[0]) for o in runs) > run.seen for o in runs]
         if not others:
             return run.frames
         own: list[int] = []
@@ -330,9 +344,7 @@ class Tracker:
             for other in others:
                 if other.last_frame < frame - self._clear:
                     continue
-                frames, boxes = other.between(max(lo, frame - self._forget), frame + self._forget)
-                if frame in frames:
-                    continue
+                _, boxes = other.between(max(lo, frame - self._forget), frame + self._forget)
                 if any(_iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
                     break
             else:
@@ -388,8 +400,8 @@ class Tracker:
         dealer = self.geometry.seat_at(self.geometry.side_of(best.outside.at))
         others = sorted(str(t.card) for t in candidates if t is not best)
         self._deal_number += 1
-        self._state = _DealState(self._deal_number,
-                                 Deal.start(dealer=dealer, turned=best.card, rules=self.rules))
+        deal = Deal.start(dealer=dealer, turned=best.card, rules=self.rules)
+        self._state = _DealState(self._deal_number, deal, trick_start=deal)
         self._state.confidence[best.card] = best.outside.confidence
         self._state.turned_spot = best.outside.at
         events.append(DealStarted(frame=best.outside.start_frame, deal=self._deal_number,
@@ -425,7 +437,7 @@ class Tracker:
         ready = sorted((r for r in pending if self._steady(r, frame, self._settle, own[id(r)])),
                        key=lambda r: r.start_frame)
         if state.trick and len(state.trick) < CARDS_PER_TRICK:
-            events += self._salvage(state, candidates, ready, frame)
+            events += self._salvage(state, ready, frame)
         if len(state.trick) == CARDS_PER_TRICK:
             # No card lands on a full trick: a read that began while the trick still lay there is
             # a misread or a card of the trick, never the next lead.
@@ -459,23 +471,27 @@ class Tracker:
                 return events
         return events
 
-    def _salvage(self, state: _DealState, candidates: list[_Run], ready: list[_Run],
-                 frame: int) -> list[Event]:
-        """A card lands after an unfinished trick vanished from view: a trick has four cards, so
-        cards glimpsed there before it vanished are the missing ones (the most seen first), played
-        as weak reads; with none, the new card may follow a long occlusion, or close a trick whose
-        last card was never seen, and that is flagged."""
+    def _salvage(self, state: _DealState, ready: list[_Run], frame: int) -> list[Event]:
+        """A card lands after an unfinished trick vanished from view: a trick is only gathered
+        whole, so cards glimpsed there since the last trick are its missing ones (the most read
+        first, however faintly), put back where they landed as weak reads; with none, the new card
+        may follow a long occlusion, or close a trick whose last card was never seen, and that is
+        flagged."""
         last_seen = self._trick_last_seen(state)
         fresh = [r for r in ready if r.start_frame > last_seen]
         if frame - last_seen < self._clear or not fresh:
             return []
         seen: dict[Card, list[_Run]] = {}
-        for run in candidates:
-            if run.start_frame <= last_seen and not self._misread(run):
+        # Any card read there since the last trick was gathered, even one read before the cards
+        # played after it: a missed card may be anywhere in the trick.
+        for run in self._runs():
+            if (state.cleared_at < run.start_frame <= last_seen and run.card not in state.deal.played
+                    and not run.refused and not self._turned_at_rest(state, run)
+                    and not self._misread(run)):
                 seen.setdefault(run.card, []).append(run)
         glimpsed = [runs for runs in seen.values()
                     if sum(r.seen for r in runs) >= self.thresholds.weak_sightings
-                    and max(r.confidence for r in runs) >= self.thresholds.weak_confidence]
+                    and self._allowed(state, runs[0].card)]
         missing = CARDS_PER_TRICK - len(state.trick)
         if len(glimpsed) < missing:
             return self._flag_once(
@@ -485,11 +501,80 @@ class Tracker:
                 f"{fresh[0].card} is taken as the next card of it",
                 confidence=fresh[0].confidence,
             )
-        chosen = sorted(glimpsed, key=lambda runs: -sum(r.seen for r in runs))[:missing]
-        events: list[Event] = []
-        for runs in sorted(chosen, key=lambda runs: runs[0].start_frame):
-            events += self._play(state, runs[-1], frame, weak=True)
+        # A trick is only gathered whole, so its missing cards were played: the cards read there
+        # most (by summed confidence) are the best evidence left, however faint each read was.
+        chosen = sorted(glimpsed, key=lambda runs: -sum(r.confidence_sum for r in runs))[:missing]
+        found = sorted((runs[0] for runs in chosen), key=lambda r: r.start_frame)
+        events = self._reorder(state, found, frame)
+        if events is not None:
+            return events
+        events = []
+        for run in found:
+            events += self._play(state, run, frame, weak=True)
         return events
+
+    def _reorder(self, state: _DealState, found: list[_Run], frame: int) -> list[Event] | None:
+        """Put cards of the trick found late back where they landed, among the cards already
+        played: the cards read after a missed one move one seat on. Returns the events (a
+        ``play_corrected`` for each play that changed, ``card_played`` for the ones added), or
+        None when the cards found all landed after the trick's last card or the rules refuse
+        the new order (then they are simply added at the end)."""
+        if state.trick_start is None or any(p.run is None for p in state.trick):
+            return None
+        last_landed = max(p.run.start_frame for p in state.trick if p.run is not None)
+        if all(r.start_frame > last_landed for r in found):
+            return None
+        order = sorted([(p.run, p.card) for p in state.trick if p.run is not None]
+                       + [(r, r.card) for r in found], key=lambda pair: pair[0].start_frame)
+        deal = state.trick_start
+        seats: list[int] = []
+        try:
+            for _, card in order:
+                seat = deal.to_play
+                if seat is None:
+                    return None
+                seats.append(seat)
+                deal = deal.play(card)
+        except IllegalPlayError:
+            return None
+        before = len(state.trick_start.played)
+        trick_number = len(state.trick_start.tricks) + 1
+        old = [p.card for p in state.trick]
+        events: list[Event] = []
+        for position, ((run, card), seat) in enumerate(zip(order, seats, strict=True)):
+            if run in found:
+                state.confidence[card] = run.confidence
+                events.append(Uncertain(
+                    frame=run.start_frame, deal=state.number, reason="weak_read", card=card,
+                    seat=seat, confidence=run.confidence,
+                    detail=f"{card} was seen only {self._sightings_since(card, state.cleared_at)} "
+                    f"times, faintly; vaza {trick_number} vanished without it, so it is put back "
+                    f"as its card {position + 1}",
+                ))
+            if position < len(old):
+                if old[position] != card:
+                    events.append(PlayCorrected(
+                        frame=run.start_frame, deal=state.number, trick=trick_number,
+                        play=before + position + 1, seat=seat, card=card, confidence=run.confidence))
+            else:
+                events.append(CardPlayed(
+                    frame=run.start_frame, deal=state.number, trick=trick_number, seat=seat,
+                    card=card, confidence=run.confidence))
+        state.deal = deal
+        state.trick = [_Played(card, seat, run) for (run, card), seat in zip(order, seats, strict=True)]
+        return events + self._new_revokes(state, frame, order[-1][1])
+
+    def _sightings_since(self, card: Card, frame: int) -> int:
+        track = self._tracks.get(card)
+        return sum(r.seen for r in track.runs if r.start_frame > frame) if track else 0
+
+    @staticmethod
+    def _allowed(state: _DealState, card: Card) -> bool:
+        try:
+            state.deal.check_play(card)
+        except IllegalPlayError:
+            return False
+        return True
 
     def _play(self, state: _DealState, run: _Run, frame: int, *, weak: bool) -> list[Event]:
         deal = state.deal
@@ -567,6 +652,7 @@ class Tracker:
         for played in state.trick:
             state.gathered_at[played.card] = frame
         state.trick = []
+        state.trick_start = state.deal
         state.cleared_at = last_seen
         if deal.is_complete:
             events.append(DealEnded(frame=last_seen + 1, deal=state.number,
