@@ -303,6 +303,26 @@ def test_card_missed_in_the_middle_of_a_trick_is_put_back_and_the_others_move_on
     assert [w for _, w in truth.gathered] == [t.winner(deal.trump) for t in deal.tricks]
 
 
+@pytest.mark.parametrize("hidden", [1, 3])
+def test_card_of_the_last_trick_never_read_well_is_the_one_card_left(hidden: int) -> None:
+    rules = Rules()
+    turned, plays, _ = random_legal_deal(random.Random(11), dealer=0, rules=rules)
+    scene = Scene()
+    truth = stage_deal(scene, dealer=0, turned=turned, plays=plays)
+    landed, seat, card = truth.plays[36 + hidden]
+    scene.hide(card, range(0, scene.end))
+    if hidden == 1:  # read faintly twice as it landed: put back in its place
+        scene.show(card, [landed, landed + 4], LAND[seat], confidence=0.3)
+    tracker = Tracker(GEOMETRY, rules, fps=FPS)
+    events = run(scene.frames(), tracker)
+    deal = tracker.deals[0]
+    assert deal.is_complete
+    assert [c for t in deal.tricks for c in t.cards] == list(plays)
+    assert uncertain(events, "stream_ended") == []
+    flagged = uncertain(events, "deduced" if hidden == 3 else "weak_read")
+    assert [(u.card, u.seat) for u in flagged] == [(card, seat)]
+
+
 def test_spurious_cards_outside_the_play_area_are_not_plays() -> None:
     scene, truth = one_trick_scene()
     scene.show(c("QC"), range(15, 60), (1000, 650))  # a player's fanned hand the camera can read

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from scorekeeper.errors import IllegalPlayError
-from scorekeeper.rules import Card, Deal, Rules
+from scorekeeper.rules import DECK, Card, Deal, Rules
 from scorekeeper.rules.deal import TRICKS_PER_DEAL
 from scorekeeper.rules.trick import TRICK_SIZE
 from scorekeeper.tracking.events import (
@@ -225,7 +225,7 @@ class Tracker:
         if state is None or self._last_frame is None:
             return []
         frame = self._last_frame + 1
-        events: list[Event] = []
+        events: list[Event] = self._complete_last_trick(state, frame, stream_ended=True)
         if len(state.trick) == CARDS_PER_TRICK:
             events += self._gather(state, frame)
         if self._state is not None:
@@ -438,6 +438,7 @@ class Tracker:
                        key=lambda r: r.start_frame)
         if state.trick and len(state.trick) < CARDS_PER_TRICK:
             events += self._salvage(state, ready, frame)
+            events += self._complete_last_trick(state, frame)
         if len(state.trick) == CARDS_PER_TRICK:
             # No card lands on a full trick: a read that began while the trick still lay there is
             # a misread or a card of the trick, never the next lead.
@@ -512,6 +513,38 @@ class Tracker:
         for run in found:
             events += self._play(state, run, frame, weak=True)
         return events
+
+    def _complete_last_trick(self, state: _DealState, frame: int, *,
+                             stream_ended: bool = False) -> list[Event]:
+        """The last vaza vanished (or the stream ended) one card short: every other card of the
+        deck has been played, so the missing one is the card left, and it is put back where it
+        was glimpsed landing, or last when it was never read (flagged either way)."""
+        if (len(state.deal.tricks) != TRICKS_PER_DEAL - 1 or len(state.trick) != CARDS_PER_TRICK - 1
+                or (not stream_ended and frame - self._trick_last_seen(state) < self._clear)):
+            return []
+        left = [card for card in DECK if card not in state.deal.played]
+        if len(left) != 1 or not self._allowed(state, left[0]):
+            return []
+        card = left[0]
+        track = self._tracks.get(card)
+        runs = [r for r in track.runs if r.start_frame > state.cleared_at] if track else []
+        if runs:
+            first = min(runs, key=lambda r: r.start_frame)
+            reordered = self._reorder(state, [first], frame)
+            return reordered if reordered is not None else self._play(state, first, frame, weak=True)
+        seat = state.deal.to_play
+        assert seat is not None
+        state.deal = state.deal.play(card)
+        state.trick.append(_Played(card, seat, None))
+        state.confidence[card] = 0.0
+        events: list[Event] = [
+            CardPlayed(frame=frame, deal=state.number, trick=TRICKS_PER_DEAL, seat=seat, card=card,
+                       confidence=0.0),
+            Uncertain(frame=frame, deal=state.number, reason="deduced", card=card, seat=seat,
+                      detail=f"{card} was never read; it is the one card left, so seat {seat} "
+                      f"played it in the last vaza"),
+        ]
+        return events + self._new_revokes(state, frame, card)
 
     def _reorder(self, state: _DealState, found: list[_Run], frame: int) -> list[Event] | None:
         """Put cards of the trick found late back where they landed, among the cards already
