@@ -97,6 +97,14 @@ def test_different_cards_stay_apart_and_sort_by_confidence() -> None:
     assert [str(c.card) for c in cards] == ["QH", "2C"]
 
 
+def test_one_index_boxed_twice_and_named_two_ways_is_one_card() -> None:
+    outer = IndexReading(box=(100, 100, 120, 130), score=0.8, probs=_probs(Card.parse("JS").index, 0.9))
+    inner = IndexReading(box=(101, 101, 111, 115), score=0.6, probs=_probs(Card.parse("7S").index, 0.8))
+    apart = _reading(400, 300, Card.parse("7S").index, score=0.5)
+    cards = combine_indices([inner, outer, apart])
+    assert [(str(c.card), c.box) for c in cards] == [("JS", outer.box), ("7S", apart.box)]
+
+
 # -- model loading errors ----------------------------------------------------------------------------
 
 

@@ -269,7 +269,7 @@ def combine_indices(
     further is ignored (a card exists once). A card's confidence is detector score x class
     probability of its best corner, raised by the second corner as 1 - (1 - a)(1 - b).
     """
-    by_card: dict[int, list[tuple[float, IndexReading]]] = {}
+    votes_all: list[tuple[float, IndexReading]] = []
     for reading in readings:
         label = reading.label
         if label >= len(DECK):
@@ -277,7 +277,17 @@ def combine_indices(
         prob = float(reading.probs[label])
         if prob < card_prob:
             continue
-        by_card.setdefault(label, []).append((reading.score * prob, reading))
+        votes_all.append((reading.score * prob, reading))
+    by_card: dict[int, list[tuple[float, IndexReading]]] = {}
+    kept: list[IndexReading] = []
+    for vote in sorted(votes_all, key=lambda v: v[0], reverse=True):
+        reading = vote[1]
+        # One printed index boxed twice (the rank alone inside rank and suit) and named two ways
+        # is one card: the better reading names it.
+        if any(other.label != reading.label and _nested(reading.box, other.box) for other in kept):
+            continue
+        kept.append(reading)
+        by_card.setdefault(reading.label, []).append(vote)
     detections: list[CardDetection] = []
     for label, votes in by_card.items():
         votes.sort(key=lambda vote: vote[0], reverse=True)
@@ -305,6 +315,17 @@ def combine_indices(
             detections.append(CardDetection(card=card, confidence=confidence, box=box, corners=2))
     detections.sort(key=lambda d: d.confidence, reverse=True)
     return tuple(detections)
+
+
+NESTED_SHARE = 0.7
+"""Two boxes are one index when this share of the smaller lies inside the larger."""
+
+
+def _nested(a: Box, b: Box) -> bool:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return ix * iy >= NESTED_SHARE * smaller
 
 
 def _center(box: Box) -> tuple[float, float]:
