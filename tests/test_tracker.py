@@ -273,11 +273,12 @@ def test_misread_coming_back_now_and_then_at_one_spot_is_not_a_play() -> None:
     assert c("2C") not in [k for _, k in plays_of(events)]
 
 
-def test_faint_misread_lying_at_one_spot_all_along_is_not_a_play() -> None:
+@pytest.mark.parametrize("confidence", [0.1, 0.2])
+def test_faint_misread_lying_at_one_spot_all_along_is_not_a_play(confidence: float) -> None:
     # The reader names a half-hidden corner faintly and wrongly, frame after frame, at one spot.
     scene, truth = one_trick_scene(linger=30)
     first = truth.plays[0][0]
-    scene.show(c("2C"), range(first, truth.gathered[0][0]), (560, 450), confidence=0.1)
+    scene.show(c("2C"), range(first, truth.gathered[0][0]), (560, 450), confidence=confidence)
     events = run(scene.frames())
     assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
 

@@ -17,6 +17,13 @@ class Thresholds:
     reader only ever sees faintly (small, blurred or far from the camera).
     (Measured with the shipped reader on rendered deals: see the README's tracker figures.)"""
 
+    play_confidence: float = 0.25
+    """Mean read confidence a card lying in the play area needs to count as played on its own.
+    A wrong name that keeps coming back at one spot is read faintly every time, a card lying
+    there mostly is not. Below it, a card is still evidence for completing a vaza that vanished
+    one card short. Raising it keeps out more repeated misreads; it leaves more real cards to be
+    found only when their vaza vanishes (later, and out of order if another card landed since)."""
+
     settle_seconds: float = 0.25
     """How long a card must lie still in the play area before it counts as played. Raising it keeps
     out more ghosts, misreads and cards waved over the table; it delays every ``card_played`` and

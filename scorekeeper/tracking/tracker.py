@@ -431,7 +431,8 @@ class Tracker:
                       and not self._turned_at_rest(state, r)]
         own = {id(r): self._unexplained(r) for r in candidates if frame - r.last_frame <= self._forget}
         pending = [r for r in candidates
-                   if id(r) in own and 2 * len(own[id(r)]) > r.seen]
+                   if id(r) in own and 2 * len(own[id(r)]) > r.seen
+                   and r.confidence >= self.thresholds.play_confidence]
         # A run some of whose sightings are another card misread is judged on the rest alone:
         # whether it is a card must not depend on how soon the other card is read again.
         ready = sorted((r for r in pending if self._steady(r, frame, self._settle, own[id(r)])),
