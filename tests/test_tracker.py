@@ -23,6 +23,7 @@ from scorekeeper.tracking import (
     PlayCorrected,
     RevokeFlagged,
     TableGeometry,
+    Thresholds,
     Tracker,
     TrickGathered,
     Uncertain,
@@ -279,7 +280,8 @@ def test_faint_misread_lying_at_one_spot_all_along_is_not_a_play(confidence: flo
     scene, truth = one_trick_scene(linger=30)
     first = truth.plays[0][0]
     scene.show(c("2C"), range(first, truth.gathered[0][0]), (560, 450), confidence=confidence)
-    events = run(scene.frames())
+    tracker = Tracker(GEOMETRY, fps=FPS, thresholds=Thresholds(min_confidence=0.15, play_confidence=0.25))
+    events = run(scene.frames(), tracker)
     assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
 
 
@@ -291,7 +293,7 @@ def test_card_missed_in_the_middle_of_a_trick_is_put_back_and_the_others_move_on
     scene = Scene()
     truth = stage_deal(scene, dealer=3, turned=c("AH"), plays=TRICK_1 + TRICK_2)
     landed, seat, card = truth.plays[1]  # KS, seat 1: only read faintly, twice, as it landed
-    scene.hide(card, range(0, scene.end))
+    scene.hide(card, range(scene.end))
     scene.show(card, [landed, landed + 4], LAND[seat], confidence=0.3)
     tracker = Tracker(GEOMETRY, fps=FPS)
     events = run(scene.frames(), tracker)
@@ -311,7 +313,7 @@ def test_card_of_the_last_trick_never_read_well_is_the_one_card_left(hidden: int
     scene = Scene()
     truth = stage_deal(scene, dealer=0, turned=turned, plays=plays)
     landed, seat, card = truth.plays[36 + hidden]
-    scene.hide(card, range(0, scene.end))
+    scene.hide(card, range(scene.end))
     if hidden == 1:  # read faintly twice as it landed: put back in its place
         scene.show(card, [landed, landed + 4], LAND[seat], confidence=0.3)
     tracker = Tracker(GEOMETRY, rules, fps=FPS)

@@ -9,20 +9,23 @@ from dataclasses import dataclass
 class Thresholds:
     """The tracker's tuning knobs, each a trade-off between missing something and inventing it."""
 
-    min_confidence: float = 0.15
+    min_confidence: float = 0.0
     """Reads below this confidence are no evidence at all. The reader keeps faint reads so a
     still photo loses no card, but on a stream the same card is read again in the next frames,
     while a faint read of a half-hidden corner repeats its wrong name frame after frame at one
     spot, exactly like a card lying there. Raising it drops more of those; it loses cards the
     reader only ever sees faintly (small, blurred or far from the camera).
-    (Measured with the shipped reader on rendered deals: see the README's tracker figures.)"""
+    Off by default: on the 20 tuning deals (seeds 7000-7019) 0.15 with ``play_confidence`` 0.25
+    got 14 deals right instead of 11, but the demo clip, whose reads are fainter, then lost a card
+    and ended with the wrong score. Worth setting for a reader whose confidences are known."""
 
-    play_confidence: float = 0.25
+    play_confidence: float = 0.0
     """Mean read confidence a card lying in the play area needs to count as played on its own.
     A wrong name that keeps coming back at one spot is read faintly every time, a card lying
     there mostly is not. Below it, a card is still evidence for completing a vaza that vanished
     one card short. Raising it keeps out more repeated misreads; it leaves more real cards to be
-    found only when their vaza vanishes (later, and out of order if another card landed since)."""
+    found only when their vaza vanishes (later, and out of order if another card landed since).
+    Off by default, for the reason given under ``min_confidence``."""
 
     settle_seconds: float = 0.25
     """How long a card must lie still in the play area before it counts as played. Raising it keeps
