@@ -1,8 +1,8 @@
 """The tracker's game events, written to the table's log in the store.
 
 Only what changes the match goes into the log (a deal started with its turned card, a card played,
-a play corrected when the tracker finds a missed card of the vaza, a vaza gathered); renúncias are not stored, because the engine proves them again from the plays on
-every replay. A play the log refuses (for instance after a person corrected the deal on the phone
+a play corrected when the tracker finds a missed card of the vaza, a vaza gathered); renúncias
+are not stored, because the engine proves them again from the plays on every replay. A play the log refuses (for instance after a person corrected the deal on the phone
 and the camera's view no longer fits) is reported, never allowed to stop the pipeline or to
 corrupt the match.
 """

@@ -72,17 +72,19 @@ class Thresholds:
 
     weak_sightings: int = 2
     """Sightings (the last two at one spot) that make a card that landed and got covered before it
-    settled a weak play (flagged): played before the next card, or to complete a trick that
-    vanished. Raising it refuses more two-frame misreads; it loses more cards hidden quickly."""
+    settled a weak play (flagged): played before the next card, or (summed over its stretches)
+    to complete a trick that vanished. Raising it refuses more two-frame misreads; it loses more cards hidden quickly."""
 
     weak_confidence: float = 0.8
-    """Mean read confidence a weak play needs. Raising it refuses more misreads that happened to
-    repeat at one spot (a misread is usually a doubtful read); it loses covered cards read only
-    doubtfully, whose trick then waits to be completed when the play area empties."""
+    """Mean read confidence a card covered before it settled needs to be played before the next
+    card. Raising it refuses more misreads that happened to repeat at one spot (a misread is
+    usually a doubtful read); it leaves covered cards read only doubtfully to be put back in their
+    place when their trick vanishes one card short (which needs no confidence: a trick is only
+    gathered whole)."""
 
     same_spot: float = 0.5
     """Box overlap (intersection over union) at which a read sits on another card's box: read there
-    in a frame where that card, read more often around then, is not, it is that card misread.
+    when that card was read there more often around then, it is that card misread.
     Raising it lets more misreads through; lowering it risks dismissing a real card dropped
     almost exactly on another one. (A box merely inside another is no sign: a card's two-corner
     box spans the whole card, and the next card lands on it.)"""

@@ -6,8 +6,8 @@ runs, from several frames, never from one:
 - a run is *played* when the card has lain in the play area for ``settle_seconds`` (seen in at
   least ``min_sightings`` frames and in ``min_presence`` of the frames that reached the tracker), so
   a one-frame ghost, a card sliding in and a hand passing over neither create nor lose a play;
-- a sighting at the box of another card read more often around then, in a frame where that card
-  is not read, is that card misread; a run is judged on its other sightings only, and a run that
+- a sighting at the box of another card read more often around then (all its corners counted,
+  even in a frame where its other corner is read) is that card misread; a run is judged on its other sightings only, and a run that
   is mostly misreads is never a play;
 - runs are played in the order the cards landed: a card that landed, was seen a couple of times at
   one spot with confidence and then got covered by the next one is played first, as a weak read
@@ -18,6 +18,10 @@ runs, from several frames, never from one:
   trump and the dealer, and seeing it there later is not a play;
 - a trick closes when it has four cards and none of them has been seen for ``clear_seconds``; no
   card lands on a full trick, so a read that began before the trick was gathered never leads;
+- a trick is only gathered whole, so one that vanishes a card short had a card the reader missed:
+  the cards read there since the last trick (however faintly) are put back where they landed, and
+  the plays after them move one seat on (``play_corrected``); the last trick's missing card is the
+  one card of the deck left;
 - reads the rules forbid (a card played twice, the turned card from the wrong seat) are refused
   and flagged; the engine's proven renúncias are flagged with their evidence.
 
@@ -323,8 +327,9 @@ class Tracker:
         """The frames of this run's sightings that are not another card misread.
 
         A misread names the card under the reader's box wrongly: a sighting is explained by
-        another card, read more often, at the same box about then, not in that very frame, and read
-        there within ``clear_seconds`` of it. A card that lands exactly on another one and hides
+        another card, read more often around then (all its runs together: a card's two corners
+        are two spots, and one may be misread while the other is read in the same frame), at the
+        same box about then, and read there within ``clear_seconds`` of it. A card that lands exactly on another one and hides
         it is taken for a misread only until the hidden card has been unseen that long.
         """
         lo, hi = run.start_frame - self._forget, run.last_frame + self._forget
