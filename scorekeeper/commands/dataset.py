@@ -1,4 +1,4 @@
-"""``scorekeeper dataset build|contact-sheet``: synthetic café scenes for the card reader."""
+"""``scorekeeper dataset build|video|contact-sheet``: synthetic training data for the card reader."""
 
 from __future__ import annotations
 
@@ -51,6 +51,20 @@ def register(subparsers: Any) -> None:
                        help="also draw the labels of the first images into this picture")
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(handler=run_build)
+
+    video = actions.add_parser(
+        "video",
+        help="render frames of simulated deal videos with their index labels into --out",
+        description="Frames of simulated deals (the tracker's view: cards sliding in, vazas "
+        "stacked, hands over cards) with a box per readable corner index: full frames in "
+        "frames/ for the classifier, frames shrunk to the detector's size in detector/.",
+    )
+    video.add_argument("--out", required=True, type=Path, help="output folder")
+    video.add_argument("--seeds", required=True, metavar="FIRST-LAST",
+                       help="deal seeds, e.g. 9000-9079 (7000-7999 are the tracker benchmark's)")
+    video.add_argument("--every", type=int, default=6, help="keep every n-th frame (6)")
+    video.add_argument("--workers", type=int, default=2, help="processes (2)")
+    video.set_defaults(handler=run_video)
 
     sheet = actions.add_parser(
         "contact-sheet",
@@ -118,6 +132,30 @@ def run_build(args: argparse.Namespace) -> int:
     if args.contact_sheet:
         path = write_sheet(contact_sheet(args.out, count=12), args.contact_sheet)
         print(f"contact sheet: {path}")
+    return 0
+
+
+def _seed_range(text: str) -> tuple[int, ...]:
+    first, _, last = text.partition("-")
+    try:
+        seeds = tuple(range(int(first), int(last or first) + 1))
+    except ValueError:
+        seeds = ()
+    if not seeds:
+        raise SystemExit(f"scorekeeper dataset video: --seeds {text!r} is not FIRST-LAST, e.g. 9000-9079")
+    return seeds
+
+
+def run_video(args: argparse.Namespace) -> int:
+    from scorekeeper.synth.plan import SimulationError
+    from scorekeeper.synth.video_set import VideoSetOptions, build_video_set
+
+    options = VideoSetOptions(out=args.out, seeds=_seed_range(args.seeds), every=args.every)
+    try:
+        summary = build_video_set(options, workers=args.workers)
+    except SimulationError as error:
+        raise SystemExit(f"scorekeeper dataset video: {error}") from None
+    print(f"{summary['frames']} frames, {summary['indices']} index boxes -> {args.out}")
     return 0
 
 

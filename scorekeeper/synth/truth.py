@@ -11,12 +11,16 @@ same :meth:`Track.path` poses the renderer draws: 20 deals take a few seconds.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import NamedTuple
+
 import numpy as np
 
 from scorekeeper.synth.geometry import INDEX_REGIONS, apply_homography, card_outline, place
 from scorekeeper.synth.hands import hand_shapes
 from scorekeeper.synth.plan import SimulationError
 from scorekeeper.synth.timeline import CARD, HAND, Timeline, Track
+from scorekeeper.rules import Card
 from scorekeeper.vision.detections import CardDetection, FrameDetections
 
 READABLE = 7 / 9
@@ -50,10 +54,8 @@ _INDEX_CORNERS = np.array(
 ).reshape(-1, 2)
 
 
-def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDetections]:
-    """One :class:`FrameDetections` per frame of ``timeline``: what a perfect reader reports."""
-    if box not in BOX_MODES:
-        raise SimulationError(f"box mode {box!r} is not one of {', '.join(BOX_MODES)}")
+def _readable_indices(timeline: Timeline, box: str) -> Iterator[_Sighting]:
+    """Each face-up card over the frames where at least one of its indices is readable."""
     layout = timeline.layout
     width, height = layout.width, layout.height
     card_w, card_h = layout.card_width, layout.card_height
@@ -61,7 +63,6 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
     samples = (_unit_samples(box) - 0.5) * scale
     index_corners = (_INDEX_CORNERS - 0.5) * scale
     cameras = timeline.cameras
-    per_frame: list[list[tuple[int, CardDetection]]] = [[] for _ in range(timeline.frames)]
     tracks = timeline.tracks
     shapes = _Shapes(tracks, card_w, card_h)
     starts = np.array([t.start for t in tracks])
@@ -93,33 +94,50 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
         listed = np.flatnonzero(readable.any(axis=1))
         if not len(listed):
             continue
+        quads = apply_homography(
+            cameras[start:end][listed], place(track.path()[listed], index_corners)
+        ).reshape(len(listed), 2, 4, 2)
+        yield _Sighting(track, start + listed, readable[listed], quads,
+                        frame_points[listed], seen[listed])
+
+
+class _Sighting(NamedTuple):
+    track: Track
+    frames: np.ndarray  # L frame numbers where an index is readable
+    readable: np.ndarray  # L x 2: which of the two indices
+    index_quads: np.ndarray  # L x 2 x 4 x 2: each index's outline in the frame
+    points: np.ndarray  # L x S x 2: the sample points in the frame
+    seen: np.ndarray  # L x S: which sample points show
+
+
+def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDetections]:
+    """One :class:`FrameDetections` per frame of ``timeline``: what a perfect reader reports."""
+    if box not in BOX_MODES:
+        raise SimulationError(f"box mode {box!r} is not one of {', '.join(BOX_MODES)}")
+    width, height = timeline.layout.width, timeline.layout.height
+    per_frame: list[list[tuple[int, CardDetection]]] = [[] for _ in range(timeline.frames)]
+    for sighting in _readable_indices(timeline, box):
+        count = len(sighting.frames)
         if box == "index":
-            quads = apply_homography(
-                cameras[start:end][listed], place(track.path()[listed], index_corners)
-            ).reshape(len(listed), 2, 4, 2)
             # Unreadable indices drop out of the box: NaN is ignored by nanmin/nanmax.
-            quads = np.where(readable[listed][:, :, None, None], quads, np.nan).reshape(
-                len(listed), 8, 2
-            )
+            quads = np.where(
+                sighting.readable[:, :, None, None], sighting.index_quads, np.nan
+            ).reshape(count, 8, 2)
         else:
-            quads = np.where(seen[listed][:, :, None], frame_points[listed], np.nan)
+            quads = np.where(sighting.seen[:, :, None], sighting.points, np.nan)
         low = np.clip(np.nanmin(quads, axis=1), 0, (width, height))
         high = np.clip(np.nanmax(quads, axis=1), 0, (width, height))
-        corners = readable[listed].sum(axis=1)
-        assert track.card is not None
-        for k, offset in enumerate(listed):
-            per_frame[start + offset].append(
+        corners = sighting.readable.sum(axis=1)
+        card = sighting.track.card
+        assert card is not None
+        for k, frame in enumerate(sighting.frames):
+            per_frame[int(frame)].append(
                 (
-                    track.z,
+                    sighting.track.z,
                     CardDetection(
-                        card=track.card,
+                        card=card,
                         confidence=1.0,
-                        box=(
-                            float(low[k, 0]),
-                            float(low[k, 1]),
-                            float(high[k, 0]),
-                            float(high[k, 1]),
-                        ),
+                        box=(float(low[k, 0]), float(low[k, 1]), float(high[k, 0]), float(high[k, 1])),
                         corners=int(corners[k]),
                     ),
                 )
@@ -133,6 +151,31 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
         )
         for frame, found in enumerate(per_frame)
     ]
+
+
+IndexBox = tuple[Card, tuple[float, float, float, float]]
+
+
+def index_boxes(timeline: Timeline) -> list[list[IndexBox]]:
+    """Per frame, every readable corner index on its own: the card and the index's box.
+
+    What a detector of corner indices should find (training labels), where
+    :func:`detection_stream` joins a card's two indices into one reading.
+    """
+    width, height = timeline.layout.width, timeline.layout.height
+    per_frame: list[list[IndexBox]] = [[] for _ in range(timeline.frames)]
+    for sighting in _readable_indices(timeline, "index"):
+        card = sighting.track.card
+        assert card is not None
+        low = np.clip(sighting.index_quads.min(axis=2), 0, (width, height))  # L x 2 x 2
+        high = np.clip(sighting.index_quads.max(axis=2), 0, (width, height))
+        for k, frame in enumerate(sighting.frames):
+            for corner in np.flatnonzero(sighting.readable[k]):
+                x1, y1 = low[k, corner]
+                x2, y2 = high[k, corner]
+                if x2 - x1 >= 2 and y2 - y1 >= 2:
+                    per_frame[int(frame)].append((card, (float(x1), float(y1), float(x2), float(y2))))
+    return per_frame
 
 
 class _Shapes:

@@ -1,0 +1,95 @@
+"""Deal-video frames as training data: per-index labels, the data set on disk, hard negatives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scorekeeper.rules import DECK
+from scorekeeper.synth.plan import SimulationError
+from scorekeeper.synth.simulate import simulate
+from scorekeeper.synth.truth import detection_stream, index_boxes
+from scorekeeper.synth.video_set import VideoSetOptions, build_video_set
+from scorekeeper.training.negatives import NOT_A_CARD_CLASS, label_boxes, mine_negatives
+
+
+@pytest.fixture(scope="module")
+def timeline():
+    return simulate(31, camera="mild").timeline
+
+
+def test_each_index_box_lies_inside_its_cards_reading(timeline) -> None:
+    readings = detection_stream(timeline)
+    indices = index_boxes(timeline)
+    two_corner_frames = 0
+    for frame, boxes in zip(readings, indices):
+        by_card = {det.card: det for det in frame.cards}
+        assert {card for card, _ in boxes} <= set(by_card)
+        for card, (x1, y1, x2, y2) in boxes:
+            bx1, by1, bx2, by2 = by_card[card].box
+            assert bx1 - 0.01 <= x1 < x2 <= bx2 + 0.01 and by1 - 0.01 <= y1 < y2 <= by2 + 0.01
+        for card, det in by_card.items():
+            count = sum(1 for c, _ in boxes if c == card)
+            assert count <= det.corners
+            two_corner_frames += count == 2
+    assert two_corner_frames > 100, "a card on the table shows both corners most of the time"
+
+
+def test_an_index_box_is_the_size_of_a_printed_index(timeline) -> None:
+    heights = [y2 - y1 for boxes in index_boxes(timeline) for _, (_, y1, _, y2) in boxes]
+    assert 10 < float(np.median(heights)) < 60
+
+
+def test_the_video_set_writes_frames_and_labels_of_the_deal(tmp_path: Path) -> None:
+    summary = build_video_set(VideoSetOptions(out=tmp_path, seeds=(9101,), every=120))
+    images = sorted((tmp_path / "frames" / "images" / "train").glob("*.jpg"))
+    small = sorted((tmp_path / "detector" / "images" / "train").glob("*.jpg"))
+    assert summary["frames"] == len(images) == len(small) > 3
+    import cv2
+
+    assert cv2.imread(str(images[0])).shape == (720, 1280, 3)
+    assert cv2.imread(str(small[0])).shape == (360, 640, 3)
+    played = {card.notation for deal in simulate(9101).plans for trick in deal.tricks for card in trick.cards}
+    labelled = set()
+    for label in (tmp_path / "frames" / "labels" / "train").glob("*.txt"):
+        for row in label.read_text().split("\n"):
+            if row:
+                labelled.add(DECK[int(row.split()[0])].notation)
+    assert labelled and labelled <= played
+
+
+def test_the_video_set_refuses_the_benchmarks_seeds(tmp_path: Path) -> None:
+    with pytest.raises(SimulationError, match="tracker benchmark"):
+        build_video_set(VideoSetOptions(out=tmp_path, seeds=(7105,)))
+
+
+def test_hard_negatives_are_the_boxes_away_from_every_index(tmp_path: Path) -> None:
+    import cv2
+
+    (tmp_path / "images" / "train").mkdir(parents=True)
+    (tmp_path / "labels" / "train").mkdir(parents=True)
+    cv2.imwrite(str(tmp_path / "images" / "train" / "a.jpg"), np.full((200, 400, 3), 90, np.uint8))
+    (tmp_path / "labels" / "train" / "a.txt").write_text("3 0.25 0.5 0.05 0.1\n")
+    truth = label_boxes(tmp_path / "labels" / "train" / "a.txt", 400, 200)
+    on_index = truth[0] + np.array([1, 1, 1, 1])
+    far_away = np.array([300.0, 20.0, 320.0, 45.0])
+
+    def detect(frame):
+        return np.stack([on_index, far_away]), np.array([0.9, 0.3])
+
+    crops, labels = mine_negatives(tmp_path, detect)
+    assert crops.shape == (1, 96, 96, 3)
+    assert labels.tolist() == [NOT_A_CARD_CLASS]
+
+
+@pytest.mark.parametrize("seeds, message", [("7100-7101", "tracker benchmark"), ("abc", "FIRST-LAST")])
+def test_the_video_command_refuses_bad_seeds_in_one_line(tmp_path: Path, capsys, seeds: str,
+                                                         message: str) -> None:
+    from scorekeeper.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["dataset", "video", "--out", str(tmp_path), "--seeds", seeds])
+    assert message in str(stopped.value) and "\n" not in str(stopped.value)
+    assert not list(tmp_path.rglob("*.jpg"))
