@@ -93,3 +93,18 @@ def test_the_video_command_refuses_bad_seeds_in_one_line(tmp_path: Path, capsys,
         main(["dataset", "video", "--out", str(tmp_path), "--seeds", seeds])
     assert message in str(stopped.value) and "\n" not in str(stopped.value)
     assert not list(tmp_path.rglob("*.jpg"))
+
+
+def test_the_recipe_adds_hard_negatives_only_with_a_detector_to_mine_with(tmp_path: Path) -> None:
+    from scorekeeper.training.recipe import Recipe, _with_negatives
+    from scorekeeper.vision.registry import DEFAULT_MODEL, shipped_models_dir
+
+    build_video_set(VideoSetOptions(out=tmp_path / "video", seeds=(9102,), every=40))
+    faces = (np.zeros((2, 96, 96, 3), np.uint8), np.array([0, 5]))
+    bare = Recipe(data=tmp_path, runs=tmp_path, model_dir=tmp_path / "none", video=tmp_path / "video")
+    assert _with_negatives(faces, bare) is faces
+    shipped = Recipe(data=tmp_path, runs=tmp_path, model_dir=shipped_models_dir() / DEFAULT_MODEL,
+                     video=tmp_path / "video")
+    crops, labels = _with_negatives(faces, shipped, log=lambda line: None)
+    assert labels[:2].tolist() == [0, 5] and len(crops) == len(labels)
+    assert set(labels[2:].tolist()) <= {NOT_A_CARD_CLASS}

@@ -36,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--realcards", type=Path, default=None, metavar="DIR",
                         help="labelled real photos to measure on (default: ../shared/realcards-dev)")
+    parser.add_argument("--video", type=Path, default=None, metavar="DIR",
+                        help="a 'scorekeeper dataset video' folder: its index crops and the hard "
+                        "negatives the current detector finds there also train the classifier")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted run, or start from the model's checkpoints")
     parser.add_argument("--steps", default=",".join(_steps()),
@@ -73,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         classifier=ClassifierRecipe(epochs=args.cls_epochs, device=args.device, seed=args.seed),
         realcards=realcards if realcards.is_dir() else None,
         resume=args.resume,
+        video=args.video,
     )
     recipe.model_dir.mkdir(parents=True, exist_ok=True)
     run_recipe(recipe, steps)

@@ -49,6 +49,9 @@ class Recipe:
     classifier: ClassifierRecipe = field(default_factory=ClassifierRecipe)
     realcards: Path | None = None
     resume: bool = False
+    video: Path | None = None
+    """A ``scorekeeper dataset video`` folder: its frames' index crops train the classifier, and
+    the model in ``model_dir`` (when there is one) mines its hard negatives."""
 
     @property
     def detection_set(self) -> Path:
@@ -67,6 +70,24 @@ def default_faces() -> list[Path]:
     """The face packs beside the checkout (``../shared/card-faces``), when there."""
     root = SHARED / "card-faces"
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+
+
+def _with_negatives(extra: tuple[Any, Any] | None, recipe: Recipe, log=print) -> tuple[Any, Any] | None:
+    """Face crops plus the hard negatives the current model's detector finds on the video frames."""
+    import numpy as np
+
+    from scorekeeper.training.negatives import mine_negatives
+    from scorekeeper.vision.reader import CardReader
+
+    if recipe.video is None or not (recipe.model_dir / "index-detector.onnx").is_file():
+        return extra
+    reader = CardReader(recipe.model_dir)
+    crops, labels = mine_negatives(recipe.video / "frames", lambda frame: reader.detect_indices(frame, conf=0.05),
+                                   every=4, log=log)
+    log(f"hard negatives: {len(crops)} from {recipe.video}")
+    if extra is None:
+        return crops, labels
+    return np.concatenate([extra[0], crops]), np.concatenate([extra[1], labels])
 
 
 def build_data(recipe: Recipe, log=print) -> None:
@@ -133,9 +154,14 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dic
         from scorekeeper.training.classifier import load_crop_data, train_classifier
 
         started = time.time()
-        data = load_crop_data(detection_sets=[recipe.detection_set], crop_sets=[recipe.crop_set],
+        detection_sets = [recipe.detection_set]
+        extra = render_face_crops(recipe)
+        if recipe.video is not None:
+            detection_sets.append(recipe.video / "frames")
+            extra = _with_negatives(extra, recipe, log)
+        data = load_crop_data(detection_sets=detection_sets, crop_sets=[recipe.crop_set],
                               size=recipe.classifier.size, margin=recipe.classifier.margin,
-                              seed=recipe.seed, face_crops=render_face_crops(recipe))
+                              seed=recipe.seed, face_crops=extra)
         log(f"classifier data: {data.summary()}")
         init = checkpoints / "index-classifier.pt"
         out = recipe.runs / "classifier" / "run"
