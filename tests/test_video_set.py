@@ -12,7 +12,8 @@ from scorekeeper.synth.plan import SimulationError
 from scorekeeper.synth.simulate import simulate
 from scorekeeper.synth.truth import detection_stream, index_boxes
 from scorekeeper.synth.video_set import VideoSetOptions, build_video_set
-from scorekeeper.training.negatives import NOT_A_CARD_CLASS, label_boxes, mine_negatives
+from scorekeeper.training.negatives import NOT_A_CARD_CLASS, mine_negatives
+from scorekeeper.vision.evaluate import read_yolo_labels
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,7 @@ def test_hard_negatives_are_the_boxes_away_from_every_index(tmp_path: Path) -> N
     (tmp_path / "labels" / "train").mkdir(parents=True)
     cv2.imwrite(str(tmp_path / "images" / "train" / "a.jpg"), np.full((200, 400, 3), 90, np.uint8))
     (tmp_path / "labels" / "train" / "a.txt").write_text("3 0.25 0.5 0.05 0.1\n")
-    truth = label_boxes(tmp_path / "labels" / "train" / "a.txt", 400, 200)
+    _, truth = read_yolo_labels(tmp_path / "labels" / "train" / "a.txt", 400, 200)
     on_index = truth[0] + np.array([1, 1, 1, 1])
     far_away = np.array([300.0, 20.0, 320.0, 45.0])
 

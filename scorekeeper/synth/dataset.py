@@ -126,6 +126,13 @@ def split_of(index: int, val_fraction: float) -> str:
     return "val" if index % k == k - 1 else "train"
 
 
+def yolo_row(cls: int, box: tuple[float, float, float, float], width: float, height: float) -> str:
+    """One line of a YOLO label file: class, then the box's centre and size as shares of the frame."""
+    x1, y1, x2, y2 = box
+    return (f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+            f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+
+
 def data_yaml(*, single_class: bool) -> str:
     names = ["index"] if single_class else [c.notation for c in DECK]
     lines = [
@@ -213,8 +220,7 @@ def _render_one(index: int) -> ImageResult:
     for label in scene.labels:
         x1, y1, x2, y2 = label.box
         cls = 0 if options.single_class else label.class_id
-        lines.append(f"{cls} {(x1 + x2) / 2 / frame_w:.6f} {(y1 + y2) / 2 / frame_h:.6f} "
-                     f"{(x2 - x1) / frame_w:.6f} {(y2 - y1) / frame_h:.6f}")
+        lines.append(yolo_row(cls, label.box, frame_w, frame_h))
         heights.append((y2 - y1) * out_h / frame_h)
     (options.out / "labels" / split / f"{name}.txt").write_text(
         "\n".join(lines) + ("\n" if lines else ""))

@@ -16,11 +16,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from scorekeeper.rules import Card
 from scorekeeper.synth.geometry import INDEX_REGIONS, apply_homography, card_outline, place
 from scorekeeper.synth.hands import hand_shapes
 from scorekeeper.synth.plan import SimulationError
 from scorekeeper.synth.timeline import CARD, HAND, Timeline, Track
-from scorekeeper.rules import Card
 from scorekeeper.vision.detections import CardDetection, FrameDetections
 
 READABLE = 7 / 9

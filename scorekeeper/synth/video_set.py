@@ -16,7 +16,6 @@ JPEG at a random quality stands in for the video codec. Keep these seeds away fr
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -34,8 +33,8 @@ class VideoSetOptions:
     out: Path
     seeds: tuple[int, ...]
     every: int = 5
-    val_every: int = 10
-    """Every ``val_every``-th seed goes to val (whole deals, so val frames are of unseen deals)."""
+    val_fraction: float = 0.1
+    """Share of the seeds whose whole deal goes to val, so val frames are of unseen deals."""
     detector_width: int = 640
     camera: str = "full"
     quality: tuple[int, int] = (55, 90)
@@ -56,9 +55,10 @@ def build_video_set(options: VideoSetOptions, *, workers: int = 1) -> dict[str, 
                 (options.out / part / kind / split).mkdir(parents=True, exist_ok=True)
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            counts = list(pool.map(_render_seed, [options] * len(options.seeds), options.seeds))
+            counts = list(pool.map(_render_seed, [options] * len(options.seeds),
+                                   range(len(options.seeds))))
     else:
-        counts = [_render_seed(options, seed) for seed in options.seeds]
+        counts = [_render_seed(options, position) for position in range(len(options.seeds))]
     summary = {
         "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(options).items()},
         "frames": sum(c[0] for c in counts),
@@ -68,18 +68,16 @@ def build_video_set(options: VideoSetOptions, *, workers: int = 1) -> dict[str, 
     return summary
 
 
-def split_of_seed(position: int, val_every: int) -> str:
-    return "val" if val_every > 0 and position % val_every == val_every - 1 else "train"
-
-
-def _render_seed(options: VideoSetOptions, seed: int) -> tuple[int, int]:
+def _render_seed(options: VideoSetOptions, position: int) -> tuple[int, int]:
     import cv2
 
+    from scorekeeper.synth.dataset import split_of, yolo_row
     from scorekeeper.synth.render import Renderer
     from scorekeeper.synth.simulate import simulate
     from scorekeeper.synth.truth import index_boxes
 
-    split = split_of_seed(options.seeds.index(seed), options.val_every)
+    seed = options.seeds[position]
+    split = split_of(position, options.val_fraction)
     rng = np.random.default_rng([seed, 2])
     simulation = simulate(seed, camera=options.camera, pace=float(rng.uniform(0.6, 1.4)))
     timeline = simulation.timeline
@@ -94,7 +92,7 @@ def _render_seed(options: VideoSetOptions, seed: int) -> tuple[int, int]:
         image = renderer.render(scene)
         name = f"s{seed}-f{number:05d}"
         quality = int(rng.integers(*options.quality, endpoint=True))
-        rows = _label_rows(labels[number], width, height)
+        rows = "".join(yolo_row(card.index, box, width, height) + "\n" for card, box in labels[number])
         for part, picture in (("frames", image),
                               ("detector", cv2.resize(image, small, interpolation=cv2.INTER_AREA))):
             folder = options.out / part
@@ -105,11 +103,3 @@ def _render_seed(options: VideoSetOptions, seed: int) -> tuple[int, int]:
         indices += len(labels[number])
     return frames, indices
 
-
-def _label_rows(boxes: Sequence[tuple[object, tuple[float, float, float, float]]],
-                width: int, height: int) -> str:
-    lines = []
-    for card, (x1, y1, x2, y2) in boxes:
-        lines.append(f"{card.index} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "  # type: ignore[attr-defined]
-                     f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
-    return "\n".join(lines) + ("\n" if lines else "")

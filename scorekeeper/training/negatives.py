@@ -14,23 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from scorekeeper.rules import DECK
 from scorekeeper.training.classifier import CONTEXT_MARGIN, CONTEXT_SIZE, IMAGE_SUFFIXES
+from scorekeeper.training.face_crops import NOT_A_CARD_CLASS
 from scorekeeper.vision.crops import crop_square
-
-NOT_A_CARD_CLASS = len(DECK)
-
-
-def label_boxes(label_path: Path, width: int, height: int) -> np.ndarray:
-    """The YOLO label file's boxes in pixels (N x 4, x1 y1 x2 y2); none when there is no file."""
-    if not label_path.is_file():
-        return np.zeros((0, 4))
-    rows = [r.split() for r in label_path.read_text().splitlines() if r.strip()]
-    boxes = [
-        ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
-        for cx, cy, bw, bh in ((float(v) for v in row[1:5]) for row in rows)
-    ]
-    return np.array(boxes).reshape(-1, 4)
+from scorekeeper.vision.evaluate import read_yolo_labels
 
 
 def overlaps_any(box: np.ndarray, boxes: np.ndarray, *, grow: float = 0.25) -> bool:
@@ -62,7 +49,7 @@ def mine_negatives(dataset: Path, detect: Callable[[np.ndarray], tuple[np.ndarra
         if frame is None:
             continue
         height, width = frame.shape[:2]
-        truth = label_boxes(dataset / "labels" / split / (image_path.stem + ".txt"), width, height)
+        _, truth = read_yolo_labels(dataset / "labels" / split / (image_path.stem + ".txt"), width, height)
         boxes, _ = detect(frame)
         for box in np.asarray(boxes, dtype=np.float64):
             if max(box[2] - box[0], box[3] - box[1]) < min_px or overlaps_any(box, truth):

@@ -67,19 +67,26 @@ def labelled_images(root: Path, split: str | None = None, *, limit: int | None =
         if image is None:
             continue
         height, width = image.shape[:2]
-        rows = [r.split() for r in label_path.read_text().splitlines() if r.strip()]
-        classes = np.array([int(float(r[0])) for r in rows], np.int64)
-        xywh = np.array([[float(v) for v in r[1:5]] for r in rows], np.float64).reshape(-1, 4)
-        boxes = np.stack(
-            [
-                (xywh[:, 0] - xywh[:, 2] / 2) * width,
-                (xywh[:, 1] - xywh[:, 3] / 2) * height,
-                (xywh[:, 0] + xywh[:, 2] / 2) * width,
-                (xywh[:, 1] + xywh[:, 3] / 2) * height,
-            ],
-            axis=1,
-        ) if len(rows) else np.zeros((0, 4))
+        classes, boxes = read_yolo_labels(label_path, width, height)
         yield LabelledImage(path=path, boxes=boxes, classes=classes)
+
+
+def read_yolo_labels(label_path: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """A YOLO label file's class ids (N) and boxes in pixels (N x 4, x1 y1 x2 y2); none when
+    there is no file."""
+    rows = [r.split() for r in label_path.read_text().splitlines() if r.strip()] if label_path.is_file() else []
+    classes = np.array([int(float(r[0])) for r in rows], np.int64)
+    xywh = np.array([[float(v) for v in r[1:5]] for r in rows], np.float64).reshape(-1, 4)
+    boxes = np.stack(
+        [
+            (xywh[:, 0] - xywh[:, 2] / 2) * width,
+            (xywh[:, 1] - xywh[:, 3] / 2) * height,
+            (xywh[:, 0] + xywh[:, 2] / 2) * width,
+            (xywh[:, 1] + xywh[:, 3] / 2) * height,
+        ],
+        axis=1,
+    )
+    return classes, boxes
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
