@@ -77,6 +77,13 @@ class Scene:
             self.seen[f][card] = detection(card, point, confidence)
             self.end = max(self.end, f + 1)
 
+    def seen_box(self, card: Card, frames: Iterable[int], box: tuple[float, float, float, float],
+                 confidence: float = 0.8) -> None:
+        """The reader's box for ``card`` in these frames (one corner index, or the whole card)."""
+        for f in frames:
+            self.seen[f][card] = CardDetection(card, confidence, box)
+            self.end = max(self.end, f + 1)
+
     def hide(self, card: Card, frames: Iterable[int]) -> None:
         for f in frames:
             self.seen[f].pop(card, None)
@@ -421,6 +428,34 @@ def test_card_in_the_middle_before_any_turned_card_is_flagged() -> None:
     events = run(scene.frames())
     assert [u.reason for u in uncertain(events)] == ["play_before_turned"]
     assert plays_of(events) == []
+
+
+
+def test_cards_played_before_the_turned_card_could_be_read_count_once_it_is() -> None:
+    scene = Scene()
+    plays = TRICK_1 + [c("3S"), c("4S")]
+    truth = stage_deal(scene, dealer=3, turned=c("AH"), plays=plays)
+    # The reader misses the turned card until the third card of the first vaza lies there.
+    scene.hide(c("AH"), range(truth.plays[2][0] + 4))
+    events = run(scene.frames())
+    assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
+    late = uncertain(events, "late_turned")
+    assert [(u.card, u.seat) for u in late] == [(c("AH"), 3)]
+    assert {u.card for u in uncertain(events, "play_before_turned")} == {c("2S"), c("KS")}
+
+
+def test_a_card_dropped_half_over_the_previous_one_is_a_play_not_a_misread_of_it() -> None:
+    scene, truth = one_trick_scene()
+    landed, seat, card = truth.plays[3]  # 5S lands on AS, whose box is read both corners at once
+    covered = truth.plays[2][2]
+    # AS's two-corner box, then only its far corner once 5S lies over the rest; 5S's box
+    # overlaps where AS's big box was by about a half (intersection over union 0.52).
+    scene.show(covered, range(truth.plays[2][0], landed), (560, 330))
+    scene.seen_box(covered, range(truth.plays[2][0], landed), (520, 280, 640, 400))
+    scene.seen_box(covered, range(landed, scene.end), (600, 280, 640, 300))
+    scene.seen_box(card, range(landed, landed + 8), (545, 300, 665, 410))
+    events = run(scene.frames())
+    assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
 
 
 # -- renúncia --------------------------------------------------------------------------------

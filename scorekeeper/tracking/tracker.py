@@ -15,7 +15,8 @@ runs, from several frames, never from one:
 - the seat comes from the order of play (the rules engine's ``Deal.to_play``) and is cross-checked
   with the side the card came from: a disagreement is an ``uncertain`` event;
 - before the first trick, a face-up card lying still by one side is the turned card: it gives the
-  trump and the dealer, and seeing it there later is not a play;
+  trump and the dealer, and seeing it there later is not a play; when the reader only makes it out
+  after cards were played, the frames since the last deal are read again with it;
 - a trick closes when it has four cards and none of them has been seen for ``clear_seconds``; no
   card lands on a full trick, so a read that began before the trick was gathered never leads;
 - a trick is only gathered whole, so one that vanishes a card short had a card the reader missed:
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -57,6 +59,9 @@ from scorekeeper.vision.detections import Box, CardDetection, FrameDetections
 
 CARDS_PER_TRICK = TRICK_SIZE
 
+REPLAY_SECONDS = 180.0
+"""How much of the stream before the turned card was recognised is kept to be read again with it:
+a whole deal at a café's pace, so memory stays bounded on a camera left running between deals."""
 
 
 class Phase(str, Enum):
@@ -190,6 +195,14 @@ class Tracker:
         self._state: _DealState | None = None
         self._finished: list[Deal] = []
         self._flagged: set[tuple[str, Card | None, int]] = set()
+        self._forget_waiting()
+
+    def _forget_waiting(self) -> None:
+        # Frames given while no deal was under way, with the update count before each: if cards
+        # were played before the turned card could be read, they are read again once it is known.
+        self._waiting: deque[tuple[int, FrameDetections]] = deque(
+            maxlen=max(1, int(REPLAY_SECONDS * self.fps)))
+        self._played_before_turn = False
 
     @property
     def phase(self) -> Phase:
@@ -213,6 +226,12 @@ class Tracker:
                 f"frame {index} came after frame {self._last_frame}: feed frames in order"
             )
         self._last_frame = index
+        if self._state is None:
+            self._waiting.append((self._updates, frame))
+        return self._step(frame)
+
+    def _step(self, frame: FrameDetections) -> list[Event]:
+        index = frame.frame_index
         self._updates += 1
         for detection in frame.cards:
             if detection.confidence >= self.thresholds.min_confidence:
@@ -249,6 +268,7 @@ class Tracker:
         the cards of its current trick lie on the table. ``number`` counts deals in events."""
         self.reset()
         self._deal_number = number
+        self._forget_waiting()
         self._state = _DealState(number, deal)
         trick = deal.current_trick
         self._state.trick = [_Played(card, seat, None)
@@ -394,6 +414,7 @@ class Tracker:
                 outside_now = track.last_outside is not None and (
                     frame - track.last_outside[0] <= self._forget)
                 if self._steady(run, frame, self._settle) and not outside_now:
+                    self._played_before_turn = True
                     events += self._flag_once(
                         frame, "play_before_turned", card=run.card,
                         detail=f"{run.card} lies in the play area before any turned card was seen "
@@ -418,7 +439,33 @@ class Tracker:
                 seat=dealer, detail=f"face-up cards by the sides: {best.card} (taken, seen most) "
                 f"and {', '.join(others)}",
             ))
+        if self._played_before_turn:
+            return events + self._replay_waiting(frame)
+        self._forget_waiting()
         return events + self._advance(frame)
+
+    def _replay_waiting(self, frame: int) -> list[Event]:
+        """Cards lay in the play area before the turned card could be read (the reader may see
+        it only faintly for a while): now that the trump and the dealer are known, the frames
+        since the last deal are read again, so those plays count instead of being lost."""
+        state = self._state
+        assert state is not None
+        waiting = list(self._waiting)
+        self._forget_waiting()
+        self._tracks = {}
+        self._updates = waiting[0][0]
+        events: list[Event] = [Uncertain(
+            frame=frame, deal=state.number, reason="late_turned", card=state.deal.turned,
+            seat=state.deal.dealer,
+            detail=f"the turned card {state.deal.turned} was recognised only at frame {frame}, "
+            f"after cards lay in the play area; the {len(waiting)} frames since frame "
+            f"{waiting[0][1].frame_index} were read again with it",
+        )]
+        for _, waited in waiting:
+            events += self._step(waited)
+            if self._state is not state:
+                break
+        return events
 
     # -- plays and tricks -----------------------------------------------------------------
 
@@ -699,6 +746,7 @@ class Tracker:
             self._finished.append(deal)
             self._state = None
             self._tracks = {}
+            self._forget_waiting()
         return events
 
     def _flag_replays(self, state: _DealState, frame: int) -> list[Event]:
