@@ -333,6 +333,40 @@ def test_card_of_the_last_trick_never_read_well_is_the_one_card_left(hidden: int
     assert [(u.card, u.seat) for u in flagged] == [(card, seat)]
 
 
+
+def told_plays(events: Iterable[Event]) -> list[Card]:
+    """The deal's plays as the event log keeps them: plays appended, corrections in place."""
+    told: list[Card] = []
+    for e in events:
+        if isinstance(e, CardPlayed):
+            told.append(e.card)
+        elif isinstance(e, PlayCorrected):
+            told[e.play - 1] = e.card
+    return told
+
+
+@pytest.mark.parametrize(("seed", "hidden"), [(11, 9), (12, 20), (13, 34)])
+def test_card_never_read_in_a_vaza_is_placed_once_the_deal_shows_which_it_was(
+        seed: int, hidden: int) -> None:
+    rules = Rules()
+    turned, plays, _ = random_legal_deal(random.Random(seed), dealer=2, rules=rules)
+    scene = Scene()
+    truth = stage_deal(scene, dealer=2, turned=turned, plays=plays)
+    card = truth.plays[hidden][2]
+    assert card != turned  # the turned card is seen by the dealer before it is played
+    scene.hide(card, range(scene.end))
+    tracker = Tracker(GEOMETRY, rules, fps=FPS)
+    events = run(scene.frames(), tracker)
+    deal = tracker.deals[0]
+    assert deal.is_complete
+    assert [c for t in deal.tricks for c in t.cards] == list(plays)
+    assert told_plays(events) == list(plays)
+    placed = uncertain(events, "missing_card")[-1]
+    assert str(card) in placed.detail and f"vaza {hidden // 4 + 1}" in placed.detail
+    assert [e.winner for e in events if isinstance(e, TrickGathered)][-10 + hidden // 4:] == [
+        w for _, w in truth.gathered][hidden // 4:]
+
+
 def test_spurious_cards_outside_the_play_area_are_not_plays() -> None:
     scene, truth = one_trick_scene()
     scene.show(c("QC"), range(15, 60), (1000, 650))  # a player's fanned hand the camera can read

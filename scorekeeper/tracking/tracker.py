@@ -54,6 +54,7 @@ from scorekeeper.tracking.events import (
     Uncertain,
 )
 from scorekeeper.tracking.geometry import Point, Side, TableGeometry
+from scorekeeper.tracking.missing import place_missing_cards
 from scorekeeper.tracking.thresholds import Thresholds
 from scorekeeper.vision.detections import Box, CardDetection, FrameDetections
 
@@ -136,6 +137,28 @@ class _Played:
     """The run it was played from; None for a card already on the table when tracking resumed."""
 
 
+@dataclass(slots=True, eq=False)
+class _Hole:
+    """A vaza was gathered with a card no frame showed. Who played each card after it depends on
+    where that card went, so the cards that land from then on are held, in landing order, until
+    the rest of the deal shows which card it was (``scorekeeper.tracking.missing``)."""
+
+    trick: int
+    before: Deal
+    """The deal before that vaza."""
+    read: list[_Played]
+    """The vaza's cards that were read, in landing order."""
+    told: list[Card]
+    """The deal's plays as the events told them when the hole was found (to correct them)."""
+    held: list[_Played] = field(default_factory=list)
+    gathered: list[int] = field(default_factory=list)
+    """For each vaza from the one with the hole on, the first frame without it."""
+
+    @property
+    def cards_seen(self) -> int:
+        return len(self.before.played) + len(self.read) + len(self.held)
+
+
 @dataclass(slots=True)
 class _DealState:
     number: int
@@ -152,6 +175,16 @@ class _DealState:
     trick_start: Deal | None = None
     """The deal as it stood before the trick on the table: a card of the trick found late is
     put back in its place by replaying the trick from here. None after a resume."""
+    vanished_short: int | None = None
+    """The vaza that vanished a card short with nothing seen to complete it, so the next card
+    read was taken as its last: the landings after it may show that it began the next vaza."""
+    hole: _Hole | None = None
+
+    def taken(self) -> frozenset[Card]:
+        """The cards played this deal, those held behind a hole included."""
+        if self.hole is None:
+            return self.deal.played
+        return self.deal.played | {p.card for p in (*self.hole.read, *self.hole.held)}
 
 
 class Tracker:
@@ -248,7 +281,13 @@ class Tracker:
         if state is None or self._last_frame is None:
             return []
         frame = self._last_frame + 1
-        events: list[Event] = self._complete_last_trick(state, frame, stream_ended=True)
+        if state.hole is not None:
+            events: list[Event] = self._fill_hole(state, frame)
+            if self._state is None:
+                return events
+        else:
+            events = []
+        events += self._complete_last_trick(state, frame, stream_ended=True)
         if len(state.trick) == CARDS_PER_TRICK:
             events += self._gather(state, frame)
         if self._state is not None:
@@ -473,7 +512,7 @@ class Tracker:
         state = self._state
         assert state is not None
         events = self._flag_replays(state, frame)
-        played = state.deal.played
+        played = state.taken()
         # Cards are played in the order they land: the next one landed after the last one played
         # (and after the last trick was gathered).
         last_run = state.trick[-1].run if state.trick else None
@@ -490,8 +529,17 @@ class Tracker:
         ready = sorted((r for r in pending if self._steady(r, frame, self._settle, own[id(r)])),
                        key=lambda r: r.start_frame)
         if state.trick and len(state.trick) < CARDS_PER_TRICK:
-            events += self._salvage(state, ready, frame)
-            events += self._complete_last_trick(state, frame)
+            if state.hole is not None:
+                events += self._last_held_trick_vanished(state, frame)
+                if self._state is not state:
+                    return events
+            else:
+                events += self._salvage(state, ready, frame)
+                events += self._complete_last_trick(state, frame)
+        if len(state.trick) == CARDS_PER_TRICK and self._gathered_short(state, ready):
+            taken = state.trick[-1]
+            assert taken.run is not None
+            events += self._open_hole(state, frame, state.trick[:-1], [taken.run])
         if len(state.trick) == CARDS_PER_TRICK:
             # No card lands on a full trick: a read that began while the trick still lay there is
             # a misread or a card of the trick, never the next lead.
@@ -505,17 +553,17 @@ class Tracker:
                 return events
             ready = [r for r in ready if r.start_frame > state.cleared_at]
         for run in ready:
-            if run.card in state.deal.played:
+            if run.card in state.taken() or run.start_frame <= state.cleared_at:
                 continue
             earlier = [r for r in candidates
-                       if r.start_frame < run.start_frame and r.card not in state.deal.played
+                       if r.start_frame < run.start_frame and r.card not in state.taken()
                        and r not in ready and self._lay_there(r)]
             # Even a read that looks like a misread now waits while it is still in view: it may
             # be a card the next one covered, whose rival stops being seen.
             if any(frame - r.last_frame < self._settle for r in earlier):
                 return events
             for weak in sorted((r for r in earlier if r in pending), key=lambda r: r.start_frame):
-                if weak.card in state.deal.played:
+                if weak.card in state.taken():
                     continue
                 events += self._play(state, weak, frame, weak=True)
                 if len(state.trick) == CARDS_PER_TRICK:
@@ -548,6 +596,15 @@ class Tracker:
                     and self._allowed(state, runs[0].card)]
         missing = CARDS_PER_TRICK - len(state.trick)
         if len(glimpsed) < missing:
+            if missing == 1:
+                state.vanished_short = len(state.deal.tricks) + 1
+            turned = self._turned_refused(state, last_seen)
+            if missing == 2 and turned is not None and not glimpsed:
+                # The dealer's trunfo lay there but the order of play gave it to another seat:
+                # a card before it was never read.
+                read = sorted([*state.trick, _Played(turned.card, -1, turned)],
+                              key=lambda p: p.run.start_frame if p.run else -1)
+                return self._open_hole(state, frame, read, [])
             return self._flag_once(
                 frame, "trick_vanished", card=fresh[0].card, seat=state.deal.to_play,
                 detail=f"the play area looked empty for {(frame - last_seen) / self.fps:.1f} s "
@@ -650,6 +707,165 @@ class Tracker:
         state.trick = [_Played(card, seat, run) for (run, card), seat in zip(order, seats, strict=True)]
         return events + self._new_revokes(state, frame, order[-1][1])
 
+    # -- a card never seen ----------------------------------------------------------------
+
+    def _gathered_short(self, state: _DealState, ready: list[_Run]) -> bool:
+        """The vaza that vanished a card short got the next card read as its last, but that card
+        still lay there when another landed, and the vaza's other cards were gone: it began the
+        next vaza, and the vaza before was gathered with a card no frame showed."""
+        if (state.hole is not None or state.vanished_short != len(state.deal.tricks)
+                or any(p.run is None for p in state.trick) or state.trick_start is None):
+            return False
+        taken, others = state.trick[-1], state.trick[:-1]
+        assert taken.run is not None
+        landed = taken.run.start_frame
+        if max(self._last_seen(p.card) for p in others) >= landed:
+            return False  # they came back: a hand had hidden them
+        still_there = self._last_seen(taken.card)
+        return any(landed < r.start_frame <= still_there for r in ready)
+
+    def _turned_refused(self, state: _DealState, last_seen: int) -> _Run | None:
+        """The turned trunfo, refused in this vaza because another seat was to play."""
+        track = self._tracks.get(state.deal.turned)
+        if track is None or state.deal.turned in state.deal.played or state.trick_start is None:
+            return None
+        return next((r for r in track.runs if r.refused and state.cleared_at < r.start_frame <= last_seen
+                     and not self._turned_at_rest(state, r)), None)
+
+    def _last_seen(self, card: Card) -> int:
+        track = self._tracks.get(card)
+        return max((r.last_frame for r in track.runs), default=-1) if track else -1
+
+    def _open_hole(self, state: _DealState, frame: int, read: list[_Played],
+                   landed: list[_Run]) -> list[Event]:
+        """Vaza ``trick_start.trick_number`` was gathered with ``read`` (in landing order) and a
+        card no frame showed; ``landed``: cards that have landed since, which begin the next."""
+        before = state.trick_start
+        assert before is not None
+        number = before.trick_number
+        told = [card for trick in (*state.deal.tricks, state.deal.current_trick) for card in trick.cards]
+        gone = max(self._last_seen(p.card) for p in read)
+        hole = state.hole = _Hole(number, before, read, told, gathered=[gone + 1])
+        state.deal = before  # until the hole is placed, the plays since are only held
+        for played in read:
+            state.gathered_at[played.card] = frame
+        # Cards landed since then were taken for this vaza's seats; the rules may have refused
+        # one for the seat it seemed to be (the turned trunfo): seats are unknown until the hole
+        # is placed, so they are all held again, in landing order.
+        since: dict[Card, _Run] = {}
+        for run in sorted(self._runs(), key=lambda r: r.start_frame):
+            if (run.start_frame > gone and run.card not in state.taken() and run.card not in since
+                    and (run in landed or (run.refused and not self._turned_at_rest(state, run)))):
+                run.refused = False
+                since[run.card] = run
+        state.cleared_at = gone
+        state.trick = []
+        for run in since.values():
+            held = _Played(run.card, -1, run)
+            hole.held.append(held)
+            state.trick.append(held)
+        began = f"{', '.join(str(c) for c in since)} began vaza {number + 1}. " if since else ""
+        return [Uncertain(
+            frame=frame, deal=state.number, reason="missing_card", card=None,
+            detail=f"vaza {number} was gathered with {len(read)} cards read: {began}The plays "
+            "from here are held until the rest of the deal shows which card was never read and "
+            "where it went",
+        )]
+
+    def _gather_held(self, state: _DealState, frame: int) -> list[Event]:
+        hole = state.hole
+        assert hole is not None
+        last_seen = self._trick_last_seen(state)
+        for played in state.trick:
+            state.gathered_at[played.card] = frame
+        state.trick = []
+        state.cleared_at = last_seen
+        hole.gathered.append(last_seen + 1)
+        if hole.cards_seen == len(DECK) - 1:
+            return self._fill_hole(state, frame)
+        return []
+
+    def _last_held_trick_vanished(self, state: _DealState, frame: int) -> list[Event]:
+        """Every card but two seen and the last vaza vanished a card short: the two are the one
+        never read and the last vaza's."""
+        hole = state.hole
+        assert hole is not None
+        if (hole.cards_seen != len(DECK) - 2 or len(state.trick) != CARDS_PER_TRICK - 1
+                or frame - self._trick_last_seen(state) < self._clear):
+            return []
+        return self._fill_hole(state, frame)
+
+    def _fill_hole(self, state: _DealState, frame: int) -> list[Event]:
+        """Put the card never read where the rules fit it best, replay the held cards after it,
+        and tell what changed: the plays told before are corrected, the held ones are played."""
+        hole = state.hole
+        assert hole is not None
+        state.hole = None
+        read = [p.card for p in hole.read]
+        held = [p.card for p in hole.held]
+        seen = hole.before.played | set(read) | set(held)
+        missing = [card for card in DECK if card not in seen]
+        runs = {p.card: p.run for p in (*hole.read, *hole.held)}
+        sides = {card: self.geometry.seat_at(run.approach) for card, run in runs.items()
+                 if run is not None and run.approach is not None}
+        placement = place_missing_cards(hole.before, read, held, missing, sides)
+        if placement is not None:
+            deal = placement.deal
+            found = missing[0] if placement.cards[placement.position] == missing[0] else missing[-1]
+            detail = (f"{found} was never read: it is the card left, put in vaza {hole.trick} as its "
+                      f"card {placement.position + 1}, where the rules fit it best")
+        else:
+            deal = hole.before
+            for card in (*read, *held):
+                if deal.can_play(card):
+                    deal = deal.play(card)
+            unplaced = ", ".join(str(card) for card in missing)
+            detail = (f"the cards never read ({unplaced}) fit nowhere in vaza {hole.trick} by the "
+                      "rules: the held plays follow it as they landed")
+        events: list[Event] = [Uncertain(frame=frame, deal=state.number, reason="missing_card",
+                                         detail=detail)]
+        plays = [(trick_no, card, seat)
+                 for trick_no, trick in enumerate((*deal.tricks, deal.current_trick), start=1)
+                 for card, seat in zip(trick.cards, trick.seats(), strict=True)]
+        for index in range(len(hole.before.played), len(plays)):
+            trick_no, card, seat = plays[index]
+            run = runs.get(card)
+            confidence = state.confidence.setdefault(card, run.confidence if run else 0.0)
+            at = run.start_frame if run else frame
+            if index < len(hole.told):
+                if hole.told[index] != card:
+                    events.append(PlayCorrected(frame=at, deal=state.number, trick=trick_no,
+                                                play=index + 1, seat=seat, card=card,
+                                                confidence=confidence))
+            else:
+                events.append(CardPlayed(frame=at, deal=state.number, trick=trick_no, seat=seat,
+                                         card=card, confidence=confidence))
+        for trick_no in range(hole.trick, len(deal.tricks) + 1):
+            trick = deal.tricks[trick_no - 1]
+            winner = trick.winner(deal.trump)
+            assert winner is not None
+            gone = hole.gathered[trick_no - hole.trick] if trick_no - hole.trick < len(hole.gathered) else frame
+            events.append(TrickGathered(frame=gone, deal=state.number, trick=trick_no, winner=winner,
+                                        cards=trick.cards, points=trick.points))
+        state.deal = deal
+        state.revokes_seen = min(state.revokes_seen, len(hole.before.revokes))
+        events += self._new_revokes(state, frame, plays[-1][1])
+        current = deal.current_trick
+        state.trick = [_Played(card, seat, runs.get(card))
+                       for card, seat in zip(current.cards, current.seats(), strict=True)]
+        start = hole.before
+        for _, card, _ in plays[len(hole.before.played):len(plays) - len(current.cards)]:
+            start = start.play(card)
+        state.trick_start = start
+        state.vanished_short = None
+        if deal.is_complete:
+            events.append(DealEnded(frame=frame, deal=state.number, points=dict(deal.points)))
+            self._finished.append(deal)
+            self._state = None
+            self._tracks = {}
+            self._forget_waiting()
+        return events
+
     def _sightings_since(self, card: Card, frame: int) -> int:
         track = self._tracks.get(card)
         return sum(r.seen for r in track.runs if r.start_frame > frame) if track else 0
@@ -663,6 +879,12 @@ class Tracker:
         return True
 
     def _play(self, state: _DealState, run: _Run, frame: int, *, weak: bool) -> list[Event]:
+        if state.hole is not None:
+            played = _Played(run.card, -1, run)
+            state.hole.held.append(played)
+            state.trick.append(played)
+            state.confidence[run.card] = run.confidence
+            return []
         deal = state.deal
         seat = deal.to_play
         card = run.card
@@ -726,6 +948,8 @@ class Tracker:
                    default=-1)
 
     def _gather(self, state: _DealState, frame: int) -> list[Event]:
+        if state.hole is not None:
+            return self._gather_held(state, frame)
         deal = state.deal
         trick = deal.tricks[-1]
         winner = trick.winner(deal.trump)
