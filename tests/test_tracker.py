@@ -480,7 +480,7 @@ def test_cards_played_before_the_turned_card_could_be_read_count_once_it_is() ->
 
 def test_a_card_dropped_half_over_the_previous_one_is_a_play_not_a_misread_of_it() -> None:
     scene, truth = one_trick_scene()
-    landed, seat, card = truth.plays[3]  # 5S lands on AS, whose box is read both corners at once
+    landed, _, card = truth.plays[3]  # 5S lands on AS, whose box is read both corners at once
     covered = truth.plays[2][2]
     # AS's two-corner box, then only its far corner once 5S lies over the rest; 5S's box
     # overlaps where AS's big box was by about a half (intersection over union 0.52).

@@ -218,7 +218,7 @@ def _render_one(index: int) -> ImageResult:
     lines = []
     heights = []
     for label in scene.labels:
-        x1, y1, x2, y2 = label.box
+        _, y1, _, y2 = label.box
         cls = 0 if options.single_class else label.class_id
         lines.append(yolo_row(cls, label.box, frame_w, frame_h))
         heights.append((y2 - y1) * out_h / frame_h)

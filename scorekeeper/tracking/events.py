@@ -136,8 +136,8 @@ class Uncertain:
     deal: int
     reason: str
     """A short stable key: ``seat``, ``weak_read``, ``trick_vanished``, ``already_played``,
-    ``illegal_read``, ``several_turned``, ``play_before_turned``, ``late_turned``, ``deduced``,
-    ``stream_ended``."""
+    ``illegal_read``, ``several_turned``, ``play_before_turned``, ``late_turned``, ``missing_card``,
+    ``deduced``, ``stream_ended``."""
     detail: str
     card: Card | None = None
     seat: int | None = None

@@ -23,6 +23,9 @@ runs, from several frames, never from one:
   the cards read there since the last trick (however faintly) are put back where they landed, and
   the plays after them move one seat on (``play_corrected``); the last trick's missing card is the
   one card of the deck left;
+- when nothing was glimpsed there, the next card is taken as the missing one, until it proves to
+  have begun the next vaza (it still lies there when another lands): then the plays are held until
+  the deal shows which card was never read, and ``tracking.missing`` places it;
 - reads the rules forbid (a card played twice, the turned card from the wrong seat) are refused
   and flagged; the engine's proven renúncias are flagged with their evidence.
 
