@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorekeeper.rules import Card, Deal, Rules, random_legal_deal
-from scorekeeper.tracking.missing import place_missing_cards
+from scorekeeper.tracking.missing import Gap, place_missing_cards
 
 
 def c(text: str) -> Card:
@@ -43,8 +43,8 @@ def test_with_the_sides_seen_the_card_goes_back_exactly_where_it_was_played(seed
     seats = seats_of(start, plays)
     read = [p for p in plays[first:first + 4] if p != plays[hidden]]
     sides = {card: seat for card, seat in seats.items() if card != plays[hidden]}
-    placed = place_missing_cards(before(start, plays, first), read, plays[first + 4:],
-                                 [plays[hidden]], sides)
+    placed = place_missing_cards(before(start, plays, first), read + plays[first + 4:],
+                                 [Gap(0, 3)], [plays[hidden]], sides)
     assert placed is not None
     assert list(placed.cards) == plays[first:]
     assert placed.deal.is_complete and placed.deal.revokes == ()
@@ -57,7 +57,8 @@ def test_without_sides_the_order_chosen_is_legal_and_revokes_no_more_than_the_tr
     start, plays = whole_deal(seed)
     first = hidden - hidden % 4
     read = [p for p in plays[first:first + 4] if p != plays[hidden]]
-    placed = place_missing_cards(before(start, plays, first), read, plays[first + 4:], [plays[hidden]])
+    placed = place_missing_cards(before(start, plays, first), read + plays[first + 4:], [Gap(0, 3)],
+                                 [plays[hidden]])
     assert placed is not None
     assert set(placed.cards) == set(plays[first:]) and len(placed.cards) == len(plays[first:])
     assert placed.deal.is_complete and placed.deal.revokes == ()
@@ -66,13 +67,36 @@ def test_without_sides_the_order_chosen_is_legal_and_revokes_no_more_than_the_tr
 def test_the_turned_trunfo_stays_the_dealers_so_the_card_goes_before_it() -> None:
     # Dealer 1 turned 5S: seat 2 leads, the dealer plays fourth. Read: 2S, KS, then 5S.
     start = Deal.start(dealer=1, turned=c("5S"))
-    placed = place_missing_cards(start, [c("2S"), c("KS"), c("5S")], [], [c("AS")])
+    placed = place_missing_cards(start, [c("2S"), c("KS"), c("5S")], [Gap(0, 3)], [c("AS")])
     assert placed is not None
     # Last would give the dealer's trunfo to seat 0; of the places left, the latest.
     assert list(placed.cards) == [c("2S"), c("KS"), c("AS"), c("5S")]
-    assert placed.position == 2
+    assert placed.places == ((c("AS"), 2),)
 
 
 def test_more_than_two_cards_missing_is_too_many_to_place() -> None:
     start = Deal.start(dealer=3, turned=c("AH"))
-    assert place_missing_cards(start, [c("KS")], [], [c("2S"), c("AS"), c("5S")]) is None
+    cards = [c("2S"), c("KS"), c("AS"), c("3S"), c("4S"), c("6S")]
+    gaps = [Gap(0, 3), Gap(3, 3)]
+    assert place_missing_cards(start, cards[1:], gaps[:1], [c("2S"), c("7S"), c("5S")]) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), first=st.integers(0, 8), second=st.integers(1, 9),
+       places=st.tuples(st.integers(0, 3), st.integers(0, 3)))
+def test_two_cards_never_read_in_two_vazas_leave_every_card_read_with_its_seat(
+        seed: int, first: int, second: int, places: tuple[int, int]) -> None:
+    start, plays = whole_deal(seed)
+    vazas = sorted({first, min(first + second, 9)})
+    hidden = [plays[4 * v + p] for v, p in zip(vazas, places, strict=False)]
+    seats = seats_of(start, plays)
+    opened = 4 * vazas[0]
+    cards = [p for p in plays[opened:] if p not in hidden]
+    gaps = [Gap(4 * v - opened - i, 3) for i, v in enumerate(vazas)]
+    sides = {card: seat for card, seat in seats.items() if card not in hidden}
+    placed = place_missing_cards(before(start, plays, opened), cards, gaps, hidden[::-1], sides)
+    assert placed is not None
+    # Two cards that win nothing and go to the same seats can swap unseen; the others cannot.
+    placed_seats = seats_of(before(start, plays, opened), list(placed.cards))
+    assert {card: placed_seats[card] for card in cards} == {card: seats[card] for card in cards}
+    assert placed.deal.is_complete

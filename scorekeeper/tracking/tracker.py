@@ -57,7 +57,7 @@ from scorekeeper.tracking.events import (
     Uncertain,
 )
 from scorekeeper.tracking.geometry import Point, Side, TableGeometry
-from scorekeeper.tracking.missing import place_missing_cards
+from scorekeeper.tracking.missing import Gap, place_missing_cards
 from scorekeeper.tracking.thresholds import Thresholds
 from scorekeeper.vision.detections import Box, CardDetection, FrameDetections
 
@@ -144,22 +144,27 @@ class _Played:
 class _Hole:
     """A vaza was gathered with a card no frame showed. Who played each card after it depends on
     where that card went, so the cards that land from then on are held, in landing order, until
-    the rest of the deal shows which card it was (``scorekeeper.tracking.missing``)."""
+    the rest of the deal shows which cards were never read (``scorekeeper.tracking.missing``)."""
 
     trick: int
+    """The first vaza gathered a card short."""
     before: Deal
     """The deal before that vaza."""
-    read: list[_Played]
-    """The vaza's cards that were read, in landing order."""
     told: list[Card]
     """The deal's plays as the events told them when the hole was found (to correct them)."""
-    held: list[_Played] = field(default_factory=list)
-    gathered: list[int] = field(default_factory=list)
-    """For each vaza from the one with the hole on, the first frame without it."""
+    held: list[_Played]
+    """Every card read from that vaza on, in landing order."""
+    gaps: list[Gap]
+    gathered: list[int]
+    """For each vaza from the first gap's on, the first frame without it."""
+    short_from: int | None = None
+    """Where (in ``held``) a held vaza that vanished a card short begins: the next card read was
+    taken as its last, which the next landing may disprove."""
 
     @property
-    def cards_seen(self) -> int:
-        return len(self.before.played) + len(self.read) + len(self.held)
+    def cards_accounted(self) -> int:
+        """Cards played this deal, the ones never read included."""
+        return len(self.before.played) + len(self.held) + len(self.gaps)
 
 
 @dataclass(slots=True)
@@ -187,7 +192,7 @@ class _DealState:
         """The cards played this deal, those held behind a hole included."""
         if self.hole is None:
             return self.deal.played
-        return self.deal.played | {p.card for p in (*self.hole.read, *self.hole.held)}
+        return self.deal.played | {p.card for p in self.hole.held}
 
 
 class Tracker:
@@ -533,7 +538,7 @@ class Tracker:
                        key=lambda r: r.start_frame)
         if state.trick and len(state.trick) < CARDS_PER_TRICK:
             if state.hole is not None:
-                events += self._last_held_trick_vanished(state, frame)
+                events += self._held_trick_vanished(state, ready, frame)
                 if self._state is not state:
                     return events
             else:
@@ -716,8 +721,11 @@ class Tracker:
         """The vaza that vanished a card short got the next card read as its last, but that card
         still lay there when another landed, and the vaza's other cards were gone: it began the
         next vaza, and the vaza before was gathered with a card no frame showed."""
-        if (state.hole is not None or state.vanished_short != len(state.deal.tricks)
-                or any(p.run is None for p in state.trick) or state.trick_start is None):
+        if any(p.run is None for p in state.trick) or state.trick_start is None:
+            return False
+        if state.hole is None and state.vanished_short != len(state.deal.tricks):
+            return False
+        if state.hole is not None and state.hole.short_from != len(state.hole.held) - CARDS_PER_TRICK:
             return False
         taken, others = state.trick[-1], state.trick[:-1]
         assert taken.run is not None
@@ -741,20 +749,27 @@ class Tracker:
 
     def _open_hole(self, state: _DealState, frame: int, read: list[_Played],
                    landed: list[_Run]) -> list[Event]:
-        """Vaza ``trick_start.trick_number`` was gathered with ``read`` (in landing order) and a
-        card no frame showed; ``landed``: cards that have landed since, which begin the next."""
-        before = state.trick_start
-        assert before is not None
-        number = before.trick_number
-        told = [card for trick in (*state.deal.tricks, state.deal.current_trick) for card in trick.cards]
+        """The vaza on the table was gathered with ``read`` (in landing order) and a card no frame
+        showed; ``landed``: cards that have landed since, which begin the next."""
         gone = max(self._last_seen(p.card) for p in read)
-        hole = state.hole = _Hole(number, before, read, told, gathered=[gone + 1])
-        state.deal = before  # until the hole is placed, the plays since are only held
+        if state.hole is None:
+            before = state.trick_start
+            assert before is not None
+            told = [card for t in (*state.deal.tricks, state.deal.current_trick) for card in t.cards]
+            state.hole = _Hole(before.trick_number, before, told, [], [], [])
+            state.deal = before  # until the gaps are filled, the plays since are only held
+        hole = state.hole
+        held_before = [p for p in hole.held if p not in read and p.run not in landed]
+        hole.held = [*held_before, *read]
+        hole.gaps.append(Gap(len(held_before), len(read)))
+        hole.gathered.append(gone + 1)
+        hole.short_from = None
+        number = hole.trick + len(hole.gathered) - 1
         for played in read:
             state.gathered_at[played.card] = frame
         # Cards landed since then were taken for this vaza's seats; the rules may have refused
-        # one for the seat it seemed to be (the turned trunfo): seats are unknown until the hole
-        # is placed, so they are all held again, in landing order.
+        # one for the seat it seemed to be (the turned trunfo): seats are unknown until the gaps
+        # are filled, so they are all held again, in landing order.
         since: dict[Card, _Run] = {}
         for run in sorted(self._runs(), key=lambda r: r.start_frame):
             if (run.start_frame > gone and run.card not in state.taken() and run.card not in since
@@ -784,47 +799,53 @@ class Tracker:
         state.trick = []
         state.cleared_at = last_seen
         hole.gathered.append(last_seen + 1)
-        if hole.cards_seen == len(DECK) - 1:
+        if hole.cards_accounted == len(DECK):
             return self._fill_hole(state, frame)
         return []
 
-    def _last_held_trick_vanished(self, state: _DealState, frame: int) -> list[Event]:
-        """Every card but two seen and the last vaza vanished a card short: the two are the one
-        never read and the last vaza's."""
+    def _held_trick_vanished(self, state: _DealState, ready: list[_Run], frame: int) -> list[Event]:
+        """A held vaza vanished a card short. The deal's last: the card it lacks is placed with
+        the ones never read. Another, once the next card lands: that card is taken as its last,
+        until it proves to have begun the next vaza (``_gathered_short``)."""
         hole = state.hole
         assert hole is not None
-        if (hole.cards_seen != len(DECK) - 2 or len(state.trick) != CARDS_PER_TRICK - 1
-                or frame - self._trick_last_seen(state) < self._clear):
+        last_seen = self._trick_last_seen(state)
+        if len(state.trick) != CARDS_PER_TRICK - 1 or frame - last_seen < self._clear:
             return []
-        return self._fill_hole(state, frame)
+        if hole.cards_accounted == len(DECK) - 1:
+            return self._fill_hole(state, frame)
+        if any(r.start_frame > last_seen for r in ready):
+            hole.short_from = len(hole.held) - len(state.trick)
+        return []
 
     def _fill_hole(self, state: _DealState, frame: int) -> list[Event]:
-        """Put the card never read where the rules fit it best, replay the held cards after it,
-        and tell what changed: the plays told before are corrected, the held ones are played."""
+        """Put the cards never read where the rules fit them best, replay the held cards with
+        them, and tell what changed: the plays told before are corrected, the held ones played."""
         hole = state.hole
         assert hole is not None
         state.hole = None
-        read = [p.card for p in hole.read]
         held = [p.card for p in hole.held]
-        seen = hole.before.played | set(read) | set(held)
+        seen = hole.before.played | set(held)
         missing = [card for card in DECK if card not in seen]
-        runs = {p.card: p.run for p in (*hole.read, *hole.held)}
+        runs = {p.card: p.run for p in hole.held}
         sides = {card: self.geometry.seat_at(run.approach) for card, run in runs.items()
                  if run is not None and run.approach is not None}
-        placement = place_missing_cards(hole.before, read, held, missing, sides)
+        placement = place_missing_cards(hole.before, held, hole.gaps, missing, sides)
         if placement is not None:
             deal = placement.deal
-            found = missing[0] if placement.cards[placement.position] == missing[0] else missing[-1]
-            detail = (f"{found} was never read: it is the card left, put in vaza {hole.trick} as its "
-                      f"card {placement.position + 1}, where the rules fit it best")
+            order = list(placement.cards)
+            detail = "; ".join(
+                f"{card} was never read: it goes in vaza {hole.trick + order.index(card) // 4} as "
+                f"its card {place + 1}" for card, place in placement.places
+            ) + " (where the rules fit best)"
         else:
             deal = hole.before
-            for card in (*read, *held):
+            for card in held:
                 if deal.can_play(card):
                     deal = deal.play(card)
             unplaced = ", ".join(str(card) for card in missing)
-            detail = (f"the cards never read ({unplaced}) fit nowhere in vaza {hole.trick} by the "
-                      "rules: the held plays follow it as they landed")
+            detail = (f"the cards never read ({unplaced}) cannot be placed by the rules: the held "
+                      "plays follow as they landed")
         events: list[Event] = [Uncertain(frame=frame, deal=state.number, reason="missing_card",
                                          detail=detail)]
         plays = [(trick_no, card, seat)
@@ -847,7 +868,8 @@ class Tracker:
             trick = deal.tricks[trick_no - 1]
             winner = trick.winner(deal.trump)
             assert winner is not None
-            gone = hole.gathered[trick_no - hole.trick] if trick_no - hole.trick < len(hole.gathered) else frame
+            later = trick_no - hole.trick
+            gone = hole.gathered[later] if later < len(hole.gathered) else frame
             events.append(TrickGathered(frame=gone, deal=state.number, trick=trick_no, winner=winner,
                                         cards=trick.cards, points=trick.points))
         state.deal = deal
