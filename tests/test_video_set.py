@@ -109,3 +109,22 @@ def test_the_recipe_adds_hard_negatives_only_with_a_detector_to_mine_with(tmp_pa
     crops, labels = _with_negatives(faces, shipped, log=lambda line: None)
     assert labels[:2].tolist() == [0, 5] and len(crops) == len(labels)
     assert set(labels[2:].tolist()) <= {NOT_A_CARD_CLASS}
+
+
+def test_the_detector_trains_on_a_sample_of_video_tiles_beside_the_scenes(tmp_path: Path) -> None:
+    from scorekeeper.training.tiles import sample_tiles, write_mixed_yaml, write_tiles
+
+    build_video_set(VideoSetOptions(out=tmp_path / "video", seeds=(9101,), every=120))
+    written = write_tiles(tmp_path / "video" / "detector", tmp_path / "tiles", tile=320, seed=0)
+    chosen = sample_tiles(tmp_path / "tiles", 3, seed=0)
+    assert written > 3 and len(chosen) == len(set(chosen)) == 3
+    assert chosen == sample_tiles(tmp_path / "tiles", 3, seed=0)
+    assert len(sample_tiles(tmp_path / "tiles", 10_000)) == written
+    scenes = tmp_path / "scenes"
+    yaml = write_mixed_yaml(scenes, tmp_path / "tiles", tmp_path / "mixed.yaml", extra=chosen)
+    text = yaml.read_text()
+    listing = tmp_path / "mixed.extra.txt"
+    assert f"  - {listing.resolve()}\n" in text and f"  - {(scenes / 'images' / 'train').resolve()}" in text
+    assert listing.read_text().split() == [str(p.resolve()) for p in chosen]
+    for image in chosen:  # ultralytics finds each tile's labels beside it
+        assert (image.parent.parent / "labels" / (image.stem + ".txt")).is_file()

@@ -38,7 +38,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="labelled real photos to measure on (default: ../shared/realcards-dev)")
     parser.add_argument("--video", type=Path, default=None, metavar="DIR",
                         help="a 'scorekeeper dataset video' folder: its index crops and the hard "
-                        "negatives the current detector finds there also train the classifier")
+                        "negatives the current detector finds there also train the classifier, "
+                        "and tiles of its frames the detector")
+    parser.add_argument("--video-tiles", type=int, default=3000, metavar="N",
+                        help="deal-video tiles in the detector's data (default 3000)")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted run, or start from the model's checkpoints")
     parser.add_argument("--steps", default=",".join(_steps()),
@@ -77,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         realcards=realcards if realcards.is_dir() else None,
         resume=args.resume,
         video=args.video,
+        video_tiles=args.video_tiles,
     )
     recipe.model_dir.mkdir(parents=True, exist_ok=True)
     run_recipe(recipe, steps)

@@ -69,11 +69,27 @@ def write_tiles(dataset: Path, out: Path, *, tile: int = 320, per_image: int = 1
     return written
 
 
-def write_mixed_yaml(dataset: Path, tiles: Path, target: Path) -> Path:
-    """A ``data.yaml`` training on the frames and the tiles, validating on the frames' val split."""
+def write_mixed_yaml(dataset: Path, tiles: Path, target: Path, *,
+                     extra: list[Path] | None = None) -> Path:
+    """A ``data.yaml`` training on the frames and the tiles (and the ``extra`` images, listed in a
+    file beside it), validating on the frames' val split."""
     names = "\n".join(f"  {i}: {i}" for i in range(40))
+    sources = [(dataset / "images" / "train").resolve(), (tiles / "images").resolve()]
+    if extra:
+        listing = target.with_suffix(".extra.txt")
+        listing.write_text("".join(f"{path.resolve()}\n" for path in extra))
+        sources.append(listing.resolve())
+    train = "".join(f"  - {source}\n" for source in sources)
     target.write_text(
-        f"train:\n  - {(dataset / 'images' / 'train').resolve()}\n  - {(tiles / 'images').resolve()}\n"
-        f"val: {(dataset / 'images' / 'val').resolve()}\nnc: 40\nnames:\n{names}\n"
+        f"train:\n{train}val: {(dataset / 'images' / 'val').resolve()}\nnc: 40\nnames:\n{names}\n"
     )
     return target
+
+
+def sample_tiles(tiles: Path, count: int, *, seed: int = 0) -> list[Path]:
+    """``count`` tiles drawn at random (all of them when there are fewer), in a stable order."""
+    found = sorted(p for p in (tiles / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if count >= len(found):
+        return found
+    chosen = np.random.default_rng(seed).choice(len(found), size=count, replace=False)
+    return [found[i] for i in sorted(chosen)]
