@@ -315,7 +315,6 @@ class Tracker:
         the cards of its current trick lie on the table. ``number`` counts deals in events."""
         self.reset()
         self._deal_number = number
-        self._forget_waiting()
         self._state = _DealState(number, deal)
         trick = deal.current_trick
         self._state.trick = [_Played(card, seat, None)
