@@ -35,7 +35,6 @@ detections it is given.
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections import deque
 from collections.abc import Iterator
@@ -58,8 +57,9 @@ from scorekeeper.tracking.events import (
 )
 from scorekeeper.tracking.geometry import Point, Side, TableGeometry
 from scorekeeper.tracking.missing import Gap, place_missing_cards
+from scorekeeper.tracking.runs import Played, Run, Track, iou
 from scorekeeper.tracking.thresholds import Thresholds
-from scorekeeper.vision.detections import Box, CardDetection, FrameDetections
+from scorekeeper.vision.detections import CardDetection, FrameDetections
 
 CARDS_PER_TRICK = TRICK_SIZE
 
@@ -74,73 +74,6 @@ class Phase(str, Enum):
 
 
 @dataclass(slots=True, eq=False)
-class _Run:
-    """A stretch of sightings of one card lying still at one spot, in the play area or by a side."""
-
-    card: Card
-    start_update: int
-    """The tracker's update count at the first sighting: frames given since, dropped ones not."""
-    approach: Side | None = None
-    """The side the card came from, for a run in the play area."""
-    frames: list[int] = field(default_factory=list)
-    boxes: list[Box] = field(default_factory=list)
-    confidence_sum: float = 0.0
-    refused: bool = False
-    """The rules refused to play it (flagged once, not retried)."""
-
-    def add(self, detection: CardDetection, frame: int) -> None:
-        self.frames.append(frame)
-        self.boxes.append(detection.box)
-        self.confidence_sum += detection.confidence
-
-    @property
-    def start_frame(self) -> int:
-        return self.frames[0]
-
-    @property
-    def last_frame(self) -> int:
-        return self.frames[-1]
-
-    @property
-    def at(self) -> Point:
-        x1, y1, x2, y2 = self.boxes[-1]
-        return ((x1 + x2) / 2, (y1 + y2) / 2)
-
-    @property
-    def seen(self) -> int:
-        return len(self.frames)
-
-    @property
-    def confidence(self) -> float:
-        return self.confidence_sum / self.seen
-
-    def seen_since(self, frame: float) -> int:
-        return len(self.frames) - bisect.bisect_left(self.frames, frame)
-
-    def between(self, first: float, last: float) -> tuple[list[int], list[Box]]:
-        """The frames and boxes of the sightings from frame ``first`` to frame ``last``."""
-        lo, hi = bisect.bisect_left(self.frames, first), bisect.bisect_right(self.frames, last)
-        return self.frames[lo:hi], self.boxes[lo:hi]
-
-
-@dataclass(slots=True, eq=False)
-class _Track:
-    card: Card
-    runs: list[_Run] = field(default_factory=list)
-    """Runs in the play area, oldest first."""
-    outside: _Run | None = None
-    last_outside: tuple[int, Side] | None = None
-
-
-@dataclass(slots=True, eq=False)
-class _Played:
-    card: Card
-    seat: int
-    run: _Run | None
-    """The run it was played from; None for a card already on the table when tracking resumed."""
-
-
-@dataclass(slots=True, eq=False)
 class _Hole:
     """A vaza was gathered with a card no frame showed. Who played each card after it depends on
     where that card went, so the cards that land from then on are held, in landing order, until
@@ -152,7 +85,7 @@ class _Hole:
     """The deal before that vaza."""
     told: list[Card]
     """The deal's plays as the events told them when the hole was found (to correct them)."""
-    held: list[_Played]
+    held: list[Played]
     """Every card read from that vaza on, in landing order."""
     gaps: list[Gap]
     gathered: list[int]
@@ -171,7 +104,7 @@ class _Hole:
 class _DealState:
     number: int
     deal: Deal
-    trick: list[_Played] = field(default_factory=list)
+    trick: list[Played] = field(default_factory=list)
     confidence: dict[Card, float] = field(default_factory=dict)
     revokes_seen: int = 0
     cleared_at: int = -1
@@ -229,7 +162,7 @@ class Tracker:
 
     def reset(self) -> None:
         """Forget everything: the next frame may belong to a new table or a new stream."""
-        self._tracks: dict[Card, _Track] = {}
+        self._tracks: dict[Card, Track] = {}
         self._updates = 0
         self._last_frame: int | None = None
         self._deal_number = 0
@@ -317,7 +250,7 @@ class Tracker:
         self._deal_number = number
         self._state = _DealState(number, deal)
         trick = deal.current_trick
-        self._state.trick = [_Played(card, seat, None)
+        self._state.trick = [Played(card, seat, None)
                              for card, seat in zip(trick.cards, trick.seats(), strict=True)]
 
     # -- evidence -------------------------------------------------------------------------
@@ -325,29 +258,29 @@ class Tracker:
     def _observe(self, detection: CardDetection, frame: int) -> None:
         track = self._tracks.get(detection.card)
         if track is None:
-            track = self._tracks[detection.card] = _Track(detection.card)
+            track = self._tracks[detection.card] = Track(detection.card)
         center = detection.center
         if not self.geometry.in_play_area(center):
             track.last_outside = (frame, self.geometry.side_of(center))
             if track.outside is None or not self._continues(track.outside, center, frame):
-                track.outside = _Run(track.card, self._updates)
+                track.outside = Run(track.card, self._updates)
             track.outside.add(detection, frame)
             return
         for run in reversed(track.runs):
             if self._continues(run, center, frame):
                 run.add(detection, frame)
                 return
-        run = _Run(track.card, self._updates, approach=self._approach_side(track, frame))
+        run = Run(track.card, self._updates, approach=self._approach_side(track, frame))
         run.add(detection, frame)
         track.runs.append(run)
 
-    def _continues(self, run: _Run, center: Point, frame: int) -> bool:
+    def _continues(self, run: Run, center: Point, frame: int) -> bool:
         # A run of a sighting or two is no card yet: after a short gap it starts over, so stray
         # misreads do not lend a card that lands later an earlier landing frame.
         gap = self._forget if run.seen >= self.thresholds.min_sightings else self._forget / 2
         return frame - run.last_frame <= gap and math.dist(center, run.at) <= self._still
 
-    def _approach_side(self, track: _Track, frame: int) -> Side | None:
+    def _approach_side(self, track: Track, frame: int) -> Side | None:
         """The side the card was last seen on before it entered the play area, if lately.
 
         Where a card lies inside the area says little: cards land near the middle, and the
@@ -369,11 +302,11 @@ class Tracker:
             track.runs = [r for r in track.runs if r.last_frame >= horizon or id(r) in keep
                           or (r.start_frame > trick_began and r.last_frame >= trick_horizon)]
 
-    def _runs(self) -> Iterator[_Run]:
+    def _runs(self) -> Iterator[Run]:
         for track in self._tracks.values():
             yield from track.runs
 
-    def _steady(self, run: _Run | None, frame: int, span: float,
+    def _steady(self, run: Run | None, frame: int, span: float,
                 frames: list[int] | None = None) -> bool:
         """Seen often enough, for long enough, and recently: the run is a card lying there.
 
@@ -389,7 +322,7 @@ class Tracker:
             and len(seen) >= self.thresholds.min_presence * frames_given
         )
 
-    def _unexplained(self, run: _Run) -> list[int]:
+    def _unexplained(self, run: Run) -> list[int]:
         """The frames of this run's sightings that are not another card misread.
 
         A misread names the card under the reader's box wrongly: a sighting is explained by
@@ -401,7 +334,7 @@ class Tracker:
         lo, hi = run.start_frame - self._forget, run.last_frame + self._forget
         # Only a card read more often than this one around then can explain it away (counting
         # all its runs: its two corners are two spots).
-        nearby: dict[Card, list[_Run]] = {}
+        nearby: dict[Card, list[Run]] = {}
         for other in self._runs():
             if (other.card != run.card and other.last_frame >= run.start_frame - self._clear
                     and other.start_frame <= hi and not self._replayed(other)):
@@ -416,36 +349,36 @@ class Tracker:
                 if other.last_frame < frame - self._clear:
                     continue
                 _, boxes = other.between(max(lo, frame - self._forget), frame + self._forget)
-                if any(_iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
+                if any(iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
                     break
             else:
                 own.append(frame)
         return own
 
-    def _misread(self, run: _Run) -> bool:
+    def _misread(self, run: Run) -> bool:
         """Half of this run or more is another card misread: it is no card of its own."""
         return 2 * len(self._unexplained(run)) <= run.seen
 
-    def _replayed(self, run: _Run) -> bool:
+    def _replayed(self, run: Run) -> bool:
         """A run of a gathered card that began after its trick was gathered: by the rules a
         misread itself, so it explains nothing away."""
         state = self._state
         return (state is not None and run.card in state.gathered_at
                 and run.start_frame > state.gathered_at[run.card])
 
-    def _turned_at_rest(self, state: _DealState, run: _Run) -> bool:
+    def _turned_at_rest(self, state: _DealState, run: Run) -> bool:
         """The turned card still lying where the dealer put it (its box may reach into the play
         area): it stays in his hand until he moves it to the middle."""
         return (run.card == state.deal.turned and state.turned_spot is not None
                 and math.dist(run.at, state.turned_spot) <= self._still)
 
-    def _lay_there(self, run: _Run) -> bool:
+    def _lay_there(self, run: Run) -> bool:
         """Seen ``weak_sightings`` times with confidence, the last two at one spot: a card that
         landed, not a misread of a card in motion."""
         return (
             run.seen >= max(2, self.thresholds.weak_sightings)
             and run.confidence >= self.thresholds.weak_confidence
-            and _iou(run.boxes[-2], run.boxes[-1]) >= self.thresholds.same_spot
+            and iou(run.boxes[-2], run.boxes[-1]) >= self.thresholds.same_spot
         )
 
     # -- the turned card ------------------------------------------------------------------
@@ -580,7 +513,7 @@ class Tracker:
                 return events
         return events
 
-    def _salvage(self, state: _DealState, ready: list[_Run], frame: int) -> list[Event]:
+    def _salvage(self, state: _DealState, ready: list[Run], frame: int) -> list[Event]:
         """A card lands after an unfinished trick vanished from view: a trick is only gathered
         whole, so cards glimpsed there since the last trick are its missing ones (the most read
         first, however faintly), put back where they landed as weak reads; with none, the new card
@@ -590,7 +523,7 @@ class Tracker:
         fresh = [r for r in ready if r.start_frame > last_seen]
         if frame - last_seen < self._clear or not fresh:
             return []
-        seen: dict[Card, list[_Run]] = {}
+        seen: dict[Card, list[Run]] = {}
         # Any card read there since the last trick was gathered, even one read before the cards
         # played after it: a missed card may be anywhere in the trick.
         for run in self._runs():
@@ -609,7 +542,7 @@ class Tracker:
             if missing == 2 and turned is not None and not glimpsed:
                 # The dealer's trunfo lay there but the order of play gave it to another seat:
                 # a card before it was never read.
-                read = sorted([*state.trick, _Played(turned.card, -1, turned)],
+                read = sorted([*state.trick, Played(turned.card, -1, turned)],
                               key=lambda p: p.run.start_frame if p.run else -1)
                 return self._open_hole(state, frame, read, [])
             return self._flag_once(
@@ -652,7 +585,7 @@ class Tracker:
         seat = state.deal.to_play
         assert seat is not None
         state.deal = state.deal.play(card)
-        state.trick.append(_Played(card, seat, None))
+        state.trick.append(Played(card, seat, None))
         state.confidence[card] = 0.0
         events: list[Event] = [
             CardPlayed(frame=frame, deal=state.number, trick=TRICKS_PER_DEAL, seat=seat, card=card,
@@ -663,7 +596,7 @@ class Tracker:
         ]
         return events + self._new_revokes(state, frame, card)
 
-    def _reorder(self, state: _DealState, found: list[_Run], frame: int) -> list[Event] | None:
+    def _reorder(self, state: _DealState, found: list[Run], frame: int) -> list[Event] | None:
         """Put cards of the trick found late back where they landed, among the cards already
         played: the cards read after a missed one move one seat on. Returns the events (a
         ``play_corrected`` for each play that changed, ``card_played`` for the ones added), or
@@ -711,12 +644,12 @@ class Tracker:
                     frame=run.start_frame, deal=state.number, trick=trick_number, seat=seat,
                     card=card, confidence=run.confidence))
         state.deal = deal
-        state.trick = [_Played(card, seat, run) for (run, card), seat in zip(order, seats, strict=True)]
+        state.trick = [Played(card, seat, run) for (run, card), seat in zip(order, seats, strict=True)]
         return events + self._new_revokes(state, frame, order[-1][1])
 
     # -- a card never seen ----------------------------------------------------------------
 
-    def _gathered_short(self, state: _DealState, ready: list[_Run]) -> bool:
+    def _gathered_short(self, state: _DealState, ready: list[Run]) -> bool:
         """The vaza that vanished a card short got the next card read as its last, but that card
         still lay there when another landed, and the vaza's other cards were gone: it began the
         next vaza, and the vaza before was gathered with a card no frame showed."""
@@ -734,7 +667,7 @@ class Tracker:
         still_there = self._last_seen(taken.card)
         return any(landed < r.start_frame <= still_there for r in ready)
 
-    def _turned_refused(self, state: _DealState, last_seen: int) -> _Run | None:
+    def _turned_refused(self, state: _DealState, last_seen: int) -> Run | None:
         """The turned trunfo, refused in this vaza because another seat was to play."""
         track = self._tracks.get(state.deal.turned)
         if track is None or state.deal.turned in state.deal.played or state.trick_start is None:
@@ -746,8 +679,8 @@ class Tracker:
         track = self._tracks.get(card)
         return max((r.last_frame for r in track.runs), default=-1) if track else -1
 
-    def _open_hole(self, state: _DealState, frame: int, read: list[_Played],
-                   landed: list[_Run]) -> list[Event]:
+    def _open_hole(self, state: _DealState, frame: int, read: list[Played],
+                   landed: list[Run]) -> list[Event]:
         """The vaza on the table was gathered with ``read`` (in landing order) and a card no frame
         showed; ``landed``: cards that have landed since, which begin the next."""
         gone = max(self._last_seen(p.card) for p in read)
@@ -769,7 +702,7 @@ class Tracker:
         # Cards landed since then were taken for this vaza's seats; the rules may have refused
         # one for the seat it seemed to be (the turned trunfo): seats are unknown until the gaps
         # are filled, so they are all held again, in landing order.
-        since: dict[Card, _Run] = {}
+        since: dict[Card, Run] = {}
         for run in sorted(self._runs(), key=lambda r: r.start_frame):
             if (run.start_frame > gone and run.card not in state.taken() and run.card not in since
                     and (run in landed or (run.refused and not self._turned_at_rest(state, run)))):
@@ -778,7 +711,7 @@ class Tracker:
         state.cleared_at = gone
         state.trick = []
         for run in since.values():
-            held = _Played(run.card, -1, run)
+            held = Played(run.card, -1, run)
             hole.held.append(held)
             state.trick.append(held)
         began = f"{', '.join(str(c) for c in since)} began vaza {number + 1}. " if since else ""
@@ -802,7 +735,7 @@ class Tracker:
             return self._fill_hole(state, frame)
         return []
 
-    def _held_trick_vanished(self, state: _DealState, ready: list[_Run], frame: int) -> list[Event]:
+    def _held_trick_vanished(self, state: _DealState, ready: list[Run], frame: int) -> list[Event]:
         """A held vaza vanished a card short. The deal's last: the card it lacks is placed with
         the ones never read. Another, once the next card lands: that card is taken as its last,
         until it proves to have begun the next vaza (``_gathered_short``)."""
@@ -875,7 +808,7 @@ class Tracker:
         state.revokes_seen = min(state.revokes_seen, len(hole.before.revokes))
         events += self._new_revokes(state, frame, plays[-1][1])
         current = deal.current_trick
-        state.trick = [_Played(card, seat, runs.get(card))
+        state.trick = [Played(card, seat, runs.get(card))
                        for card, seat in zip(current.cards, current.seats(), strict=True)]
         start = hole.before
         for _, card, _ in plays[len(hole.before.played):len(plays) - len(current.cards)]:
@@ -902,9 +835,9 @@ class Tracker:
             return False
         return True
 
-    def _play(self, state: _DealState, run: _Run, frame: int, *, weak: bool) -> list[Event]:
+    def _play(self, state: _DealState, run: Run, frame: int, *, weak: bool) -> list[Event]:
         if state.hole is not None:
-            played = _Played(run.card, -1, run)
+            played = Played(run.card, -1, run)
             state.hole.held.append(played)
             state.trick.append(played)
             state.confidence[run.card] = run.confidence
@@ -923,7 +856,7 @@ class Tracker:
                               detail=f"read {card} for seat {seat} but the rules refuse it: {error}")]
         trick_number = len(deal.tricks) + 1
         state.deal = deal.play(card)
-        state.trick.append(_Played(card, seat, run))
+        state.trick.append(Played(card, seat, run))
         state.confidence[card] = run.confidence
         side_seat = self.geometry.seat_at(run.approach) if run.approach is not None else None
         events: list[Event] = [CardPlayed(
@@ -1024,10 +957,3 @@ class Tracker:
         return [Uncertain(frame=frame, deal=max(self._deal_number, 1), reason=reason, card=card,
                           seat=seat, detail=detail, confidence=confidence)]
 
-
-def _iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
