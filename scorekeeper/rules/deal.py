@@ -128,6 +128,11 @@ class Deal:
         return len(self.tricks) + 1
 
     @property
+    def plays(self) -> tuple[Card, ...]:
+        """Every card played this deal, in the order played."""
+        return tuple(card for trick in self.tricks for card in trick.cards) + self.current_trick.cards
+
+    @property
     def play_count(self) -> int:
         return len(self.played)
 

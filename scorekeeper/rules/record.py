@@ -228,8 +228,7 @@ def record_from_deals(deals: Sequence[Deal], rules: Rules) -> MatchRecord:
             DealRecord(
                 dealer=deal.dealer,
                 turned=deal.turned,
-                plays=tuple(card for trick in deal.tricks for card in trick.cards)
-                + deal.current_trick.cards,
+                plays=deal.plays,
             )
             for deal in deals
         ),

@@ -80,16 +80,19 @@ def _arrange(cards: Sequence[Card], gaps: Sequence[Gap], order: Sequence[Card],
     return played
 
 
+def seated_plays(deal: Deal) -> list[tuple[int, Card, int]]:
+    """(vaza number, card, seat) for every play of the deal, in order."""
+    return [(number, card, seat)
+            for number, trick in enumerate((*deal.tricks, deal.current_trick), start=1)
+            for card, seat in zip(trick.cards, trick.seats(), strict=True)]
+
+
 def _disagreements(deal: Deal, sides: Mapping[Card, int]) -> int:
-    return sum(1 for trick in (*deal.tricks, deal.current_trick)
-               for card, seat in zip(trick.cards, trick.seats(), strict=True)
-               if sides.get(card, seat) != seat)
+    return sum(1 for _, card, seat in seated_plays(deal) if sides.get(card, seat) != seat)
 
 
 def _replay(deal: Deal, cards: Sequence[Card]) -> Deal | None:
     try:
-        for card in cards:
-            deal = deal.play(card)
+        return deal.play_all(cards)
     except IllegalPlayError:
         return None
-    return deal

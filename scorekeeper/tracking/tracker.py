@@ -56,7 +56,7 @@ from scorekeeper.tracking.events import (
     Uncertain,
 )
 from scorekeeper.tracking.geometry import Point, Side, TableGeometry
-from scorekeeper.tracking.missing import Gap, place_missing_cards
+from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
 from scorekeeper.tracking.runs import Played, Run, Track, iou
 from scorekeeper.tracking.thresholds import Thresholds
 from scorekeeper.vision.detections import CardDetection, FrameDetections
@@ -687,7 +687,7 @@ class Tracker:
         if state.hole is None:
             before = state.trick_start
             assert before is not None
-            told = [card for t in (*state.deal.tricks, state.deal.current_trick) for card in t.cards]
+            told = list(state.deal.plays)
             state.hole = _Hole(before.trick_number, before, told, [], [], [])
             state.deal = before  # until the gaps are filled, the plays since are only held
         hole = state.hole
@@ -780,9 +780,7 @@ class Tracker:
                       "plays follow as they landed")
         events: list[Event] = [Uncertain(frame=frame, deal=state.number, reason="missing_card",
                                          detail=detail)]
-        plays = [(trick_no, card, seat)
-                 for trick_no, trick in enumerate((*deal.tricks, deal.current_trick), start=1)
-                 for card, seat in zip(trick.cards, trick.seats(), strict=True)]
+        plays = seated_plays(deal)
         for index in range(len(hole.before.played), len(plays)):
             trick_no, card, seat = plays[index]
             run = runs.get(card)
@@ -810,17 +808,11 @@ class Tracker:
         current = deal.current_trick
         state.trick = [Played(card, seat, runs.get(card))
                        for card, seat in zip(current.cards, current.seats(), strict=True)]
-        start = hole.before
-        for _, card, _ in plays[len(hole.before.played):len(plays) - len(current.cards)]:
-            start = start.play(card)
-        state.trick_start = start
+        state.trick_start = hole.before.play_all(
+            card for _, card, _ in plays[len(hole.before.played):len(plays) - len(current.cards)])
         state.vanished_short = None
         if deal.is_complete:
-            events.append(DealEnded(frame=frame, deal=state.number, points=dict(deal.points)))
-            self._finished.append(deal)
-            self._state = None
-            self._tracks = {}
-            self._forget_waiting()
+            events.append(self._end_deal(state, frame))
         return events
 
     def _sightings_since(self, card: Card, frame: int) -> int:
@@ -922,13 +914,16 @@ class Tracker:
         state.trick_start = state.deal
         state.cleared_at = last_seen
         if deal.is_complete:
-            events.append(DealEnded(frame=last_seen + 1, deal=state.number,
-                                    points=dict(deal.points)))
-            self._finished.append(deal)
-            self._state = None
-            self._tracks = {}
-            self._forget_waiting()
+            events.append(self._end_deal(state, last_seen + 1))
         return events
+
+    def _end_deal(self, state: _DealState, frame: int) -> DealEnded:
+        """The deal's tenth vaza is gathered: forget its cards and wait for the next turned card."""
+        self._finished.append(state.deal)
+        self._state = None
+        self._tracks = {}
+        self._forget_waiting()
+        return DealEnded(frame=frame, deal=state.number, points=dict(state.deal.points))
 
     def _flag_replays(self, state: _DealState, frame: int) -> list[Event]:
         """A gathered card seen lying in the play area again: a misread the rules rule out."""

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from scorekeeper.vision.evaluate import read_yolo_labels
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
@@ -36,13 +38,8 @@ def write_tiles(dataset: Path, out: Path, *, tile: int = 320, per_image: int = 1
         if frame is None:
             continue
         height, width = frame.shape[:2]
-        label_path = dataset / "labels" / "train" / (image_path.stem + ".txt")
-        rows = [r.split() for r in label_path.read_text().splitlines() if r.strip()] if label_path.is_file() else []
-        boxes = np.array([[float(v) for v in r[1:5]] for r in rows], np.float64).reshape(-1, 4)
-        classes = [r[0] for r in rows]
-        xyxy = np.stack([(boxes[:, 0] - boxes[:, 2] / 2) * width, (boxes[:, 1] - boxes[:, 3] / 2) * height,
-                         (boxes[:, 0] + boxes[:, 2] / 2) * width, (boxes[:, 1] + boxes[:, 3] / 2) * height],
-                        axis=1) if len(rows) else np.zeros((0, 4))
+        classes, xyxy = read_yolo_labels(dataset / "labels" / "train" / (image_path.stem + ".txt"),
+                                         width, height)
         tw, th = min(tile, width), min(tile, height)
         for k in range(per_image):
             if len(xyxy) and rng.random() < 0.8:  # centre a window near a random index
