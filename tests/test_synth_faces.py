@@ -16,6 +16,7 @@ from scorekeeper.synth.faces import (
     FaceStyle,
     ProceduralPack,
     pack_file_name,
+    random_font,
     render_face,
 )
 from scorekeeper.synth.tables import TABLE_KINDS, render_table
@@ -126,3 +127,15 @@ def test_tables_render_every_kind_at_any_size() -> None:
         assert table.shape == (21, 33, 3) and table.dtype == np.uint8
     with pytest.raises(SynthError, match="unknown table kind"):
         render_table(8, 8, rng, "lava")
+
+
+def test_a_font_family_in_many_weights_is_drawn_no_more_often_than_one_in_few() -> None:
+    # Inter ships 18 weights, Comfortaa 3: picked by file, ranks in Inter would fill the data set.
+    fonts = tuple(f"/fonts/Inter-{w}.otf" for w in range(18)) + tuple(
+        f"/fonts/Comfortaa-{w}.ttf" for w in range(3)
+    )
+    rng = np.random.default_rng(0)
+    picks = [random_font(rng, fonts) for _ in range(2000)]
+    comfortaa = sum("Comfortaa" in p for p in picks) / len(picks)
+    assert 0.45 < comfortaa < 0.55
+    assert len(set(picks)) == len(fonts)

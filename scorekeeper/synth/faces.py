@@ -115,13 +115,30 @@ def _label_of(card: Card | str) -> str:
 # Fonts and glyph masks
 
 
+FONT_SUFFIXES = (".ttf", ".otf")
+NOT_FOR_RANKS = ("Math", "ExtraLight", "Thin", "Symbol", "Z003", "D050000L", "Dingbat")
+"""Math, symbol and script faces, and hairline weights, draw ranks nothing like card print."""
+
+
 def font_paths() -> tuple[str, ...]:
-    """TrueType fonts on this machine usable for ranks (may be empty: cv2 fonts are the fallback)."""
+    """TrueType/OpenType fonts on this machine usable for ranks (may be empty: cv2 fonts are the
+    fallback)."""
     found: list[str] = []
     for root in ("/usr/share/fonts", "/usr/local/share/fonts", os.path.expanduser("~/.fonts")):
-        found += glob.glob(os.path.join(root, "**", "*.ttf"), recursive=True)
-    # Math and extra-light faces draw ranks too thin or odd to look like card print.
-    return tuple(sorted(p for p in found if "Math" not in p and "ExtraLight" not in p))
+        for suffix in FONT_SUFFIXES:
+            found += glob.glob(os.path.join(root, "**", "*" + suffix), recursive=True)
+    return tuple(sorted(p for p in found if not any(word in p for word in NOT_FOR_RANKS)))
+
+
+def random_font(rng: np.random.Generator, fonts: tuple[str, ...]) -> str:
+    """A font file, each family as likely as another: a family installed in 18 weights would
+    otherwise drown one installed in two."""
+    families: dict[str, list[str]] = {}
+    for path in fonts:
+        families.setdefault(os.path.splitext(os.path.basename(path))[0].split("-")[0].split("_")[0], []).append(path)
+    names = sorted(families)
+    family = families[names[int(rng.integers(len(names)))]]
+    return family[int(rng.integers(len(family)))]
 
 
 @functools.lru_cache(maxsize=8)
@@ -260,7 +277,7 @@ class FaceStyle:
     def random(cls, rng: np.random.Generator) -> FaceStyle:
         fonts = font_paths()
         use_ttf = bool(fonts) and rng.random() < 0.8
-        font = str(rng.choice(fonts)) if use_ttf else f"hershey:{int(rng.choice([0, 2, 3, 4]))}"
+        font = random_font(rng, fonts) if use_ttf else f"hershey:{int(rng.choice([0, 2, 3, 4]))}"
         paper_base = rng.uniform(228, 255)
         # White to cream: less blue, a little less green, never pink.
         cream = rng.uniform(0, 1) ** 2

@@ -32,6 +32,14 @@ GREY_SHARE = 0.25
 """Crops shown without colour. A third of the real dev photos are black and white, and a dim or
 badly white-balanced camera washes colour out too: a classifier that tells hearts from spades by
 colour alone misread the suit of 138 of 676 real indices (2026-11-30), so shape must carry it."""
+STRETCH_SHARE = 0.4
+"""Crops squeezed along one axis. A webcam not straight above the table foreshortens every card
+(30 degrees off the vertical shortens it to 0.87), and the real dev photos were resized to 640x640
+without keeping their 3:4 aspect; the session-4 classifier, never shown either, was sure of only
+62% of the real labelled indices (2026-12-01)."""
+STRETCH_RANGE = (0.72, 1.0)
+JPEG_SHARE = 0.3
+"""Crops passed through JPEG at low quality, as a webcam's MJPEG stream and phone photos are."""
 CONTEXT_MARGIN = 0.7
 CONTEXT_SIZE = 96
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -189,6 +197,28 @@ def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     if rng.random() < 0.4:
         out = out + rng.normal(0, rng.uniform(2, 10), out.shape)
     return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def stretch(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Squeeze the crop along a random direction by a factor in :data:`STRETCH_RANGE`."""
+    import cv2
+
+    size = crop.shape[0]
+    angle = rng.uniform(0.0, np.pi)
+    direction = np.array([np.cos(angle), np.sin(angle)])
+    factor = rng.uniform(*STRETCH_RANGE)
+    # Squeeze along ``direction`` and grow slightly across it, keeping the area about the same.
+    linear = (np.eye(2) + (factor - 1.0) * np.outer(direction, direction)) / np.sqrt(factor)
+    centre = np.array([size / 2.0, size / 2.0])
+    matrix = np.hstack([linear, (centre - linear @ centre)[:, None]])
+    return cv2.warpAffine(crop, matrix, (size, size), borderMode=cv2.BORDER_REPLICATE)
+
+
+def jpeg(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    import cv2
+
+    ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(25, 85))])
+    return cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else crop
 
 
 def rotate_small(crop: np.ndarray, rng: np.random.Generator, degrees: float = 12.0) -> np.ndarray:
@@ -350,7 +380,12 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
                     crop = data.fixed[i - n_context]
                 if rng.random() < 0.5:
                     crop = rotate_small(crop, rng)
-                batch[j] = photometric(crop, rng)
+                if rng.random() < STRETCH_SHARE:
+                    crop = stretch(crop, rng)
+                crop = photometric(crop, rng)
+                if rng.random() < JPEG_SHARE:
+                    crop = jpeg(crop, rng)
+                batch[j] = crop
             x = _to_tensor(batch).to(device)
             y = torch.from_numpy(labels[picks]).to(device)
             optimizer.zero_grad(set_to_none=True)
