@@ -40,8 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a 'scorekeeper dataset video' folder: its index crops and the hard "
                         "negatives the current detector finds there also train the classifier, "
                         "and tiles of its frames the detector")
-    parser.add_argument("--video-tiles", type=int, default=3000, metavar="N",
-                        help="deal-video tiles in the detector's data (default 3000)")
+    parser.add_argument("--video-tiles", type=int, default=6000, metavar="N",
+                        help="deal-video tiles in the detector's data (default 6000)")
     parser.add_argument("--resume", action="store_true",
                         help="continue an interrupted run, or start from the model's checkpoints")
     parser.add_argument("--steps", default=",".join(_steps()),

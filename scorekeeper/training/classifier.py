@@ -314,7 +314,7 @@ class ClassifierRecipe:
     """Default: one pass over the training crops."""
     face_crops_per_index: int = 12
     """Turned crops cut from each index of each face of the packs (see :mod:`.face_crops`)."""
-    procedural_packs: int = 40
+    procedural_packs: int = 120
     """Procedural decks whose faces (8, 9, 10 and joker included) add face crops, 3 per index."""
 
 

@@ -53,7 +53,7 @@ class Recipe:
     """A ``scorekeeper dataset video`` folder: its frames' index crops train the classifier, the
     model in ``model_dir`` (when there is one) mines its hard negatives, and tiles of its
     detector frames join the detector's data."""
-    video_tiles: int = 3000
+    video_tiles: int = 6000
     """How many tiles of the deal-video frames the detector trains on beside the scenes: enough
     to learn the stacked, half-covered indices of a vaza without drowning the scenes' variety."""
 
