@@ -73,6 +73,11 @@ def _print_block(title: str, block: dict) -> None:
     if s2.get("non_sueca_crops"):
         line += f"; 8/9/10/joker called not_a_card {s2.get('non_sueca_rejected')} ({s2['non_sueca_crops']} crops)"
     print(line)
+    stages = block.get("card_stages")
+    if stages:
+        print(f"  where cards are lost ({stages['cards']} cards): found by stage 1 {stages['found']}, named by "
+              f"stage 2 {stages['named']}, both {stages['found_and_named']} ({stages['found_not_named']} found "
+              f"and not named, {stages['named_not_found']} named and not found, {stages['neither']} neither)")
     print(f"  end to end, per-image cards: precision {cards['card_precision']}, recall {cards['card_recall']}, "
           f"exact sets {cards['exact_images']} (tp {cards['tp']}, fp {cards['fp']}, fn {cards['fn']}; "
           f"{cards['images']} images)")

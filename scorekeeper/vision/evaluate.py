@@ -260,6 +260,39 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]]) -
     }
 
 
+def measure_card_stages(reader: CardReader, images: Iterable[LabelledImage],
+                        iou: float = 0.5) -> dict[str, float]:
+    """Which stage loses each labelled Sueca card. A card is *found* when a detector box overlaps
+    one of its labelled corners (IoU ``iou``) and *named* when the classifier, shown a labelled
+    corner, calls it that card with at least ``card_prob``; a card must be both to be read."""
+    import cv2
+
+    found_named = found_only = named_only = neither = 0
+    for item in images:
+        frame = cv2.imread(str(item.path))
+        if frame is None:
+            continue
+        boxes, _ = reader.detect_indices(frame)
+        corners: dict[int, list[np.ndarray]] = {}
+        for box, cls in zip(item.boxes, item.classes):
+            if cls < len(DECK):
+                corners.setdefault(int(cls), []).append(box)
+        for label, card_boxes in corners.items():
+            stacked = np.asarray(card_boxes, dtype=np.float32)
+            found = bool(len(boxes)) and bool((iou_matrix(stacked, boxes) >= iou).any())
+            probs = reader.classify_crops([reader.crop(frame, tuple(float(v) for v in b)) for b in stacked])  # type: ignore[arg-type]
+            named = bool(((probs.argmax(axis=1) == label) & (probs.max(axis=1) >= reader.config.card_prob)).any())
+            found_named += found and named
+            found_only += found and not named
+            named_only += named and not found
+            neither += not found and not named
+    total = found_named + found_only + named_only + neither
+    share = (lambda n: round(n / total, 4)) if total else (lambda n: float("nan"))
+    return {"cards": total, "found": share(found_named + found_only), "named": share(found_named + named_only),
+            "found_and_named": share(found_named), "found_not_named": found_only,
+            "named_not_found": named_only, "neither": neither}
+
+
 def card_f1(figures: dict[str, Any]) -> float:
     """F1 of :func:`measure_cards`' precision and recall; 0 when either is missing or undefined."""
     p, r = figures.get("card_precision"), figures.get("card_recall")
@@ -337,6 +370,7 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
                 "stage1": measure_detector(sized, real),
                 "stage2": measure_classifier(sized, real),
                 "cards": measure_cards(sized, truth),
+                "card_stages": measure_card_stages(sized, real),
             }
             log(f"realcards-dev at detector size {size}: {results[str(size)]}")
         figures["realcards_dev"] = results

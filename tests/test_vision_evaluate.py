@@ -1,0 +1,58 @@
+"""The reader benchmark tells which stage loses a real card: the detector or the classifier."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+
+from scorekeeper.rules.cards import DECK, Card
+from scorekeeper.vision.evaluate import LabelledImage, measure_card_stages
+
+
+class _ScriptedReader:
+    """Finds the boxes it is given; names a crop by the left edge of the box it was cut from."""
+
+    def __init__(self, found: list[tuple[float, float, float, float]], names: dict[float, tuple[int, float]]):
+        self.config = SimpleNamespace(card_prob=0.7)
+        self._found = np.asarray(found, np.float32).reshape(-1, 4)
+        self._names = names
+
+    def detect_indices(self, frame):
+        return self._found, np.ones(len(self._found), np.float32)
+
+    def crop(self, frame, box):
+        return box[0]
+
+    def classify_crops(self, crops):
+        probs = np.full((len(crops), len(DECK) + 1), 0.0, np.float32)
+        for row, left in enumerate(crops):
+            label, prob = self._names.get(left, (len(DECK), 1.0))
+            probs[row, label] = prob
+            probs[row, len(DECK) if label != len(DECK) else 0] += 1.0 - prob
+        return probs
+
+
+def test_each_card_is_put_down_to_the_stage_that_lost_it(tmp_path: Path) -> None:
+    image = tmp_path / "table.jpg"
+    cv2.imwrite(str(image), np.zeros((200, 400, 3), np.uint8))
+    seven, ace, king = (Card.parse(c).index for c in ("7H", "AS", "KD"))
+    boxes = np.array([[10, 10, 30, 40], [100, 120, 120, 150],  # 7H: two corners
+                      [200, 10, 220, 40],                       # AS
+                      [300, 10, 320, 40]], np.float32)          # KD
+    labelled = LabelledImage(path=image, boxes=boxes, classes=np.array([seven, seven, ace, king]))
+    reader = _ScriptedReader(
+        # The detector finds 7H's first corner and the ace, misses the king.
+        found=[(11, 10, 31, 40), (200, 11, 220, 41)],
+        # The classifier is sure of 7H's second corner, unsure of the ace, sure of the king.
+        names={10.0: (seven, 0.5), 100.0: (seven, 0.9), 200.0: (ace, 0.6), 300.0: (king, 0.95)},
+    )
+
+    stages = measure_card_stages(reader, [labelled])  # type: ignore[arg-type]
+
+    assert stages["cards"] == 3
+    assert (stages["found_not_named"], stages["named_not_found"], stages["neither"]) == (1, 1, 0)
+    assert stages["found_and_named"] == round(1 / 3, 4)
+    assert stages["found"] == stages["named"] == round(2 / 3, 4)
