@@ -81,6 +81,11 @@ def _print_block(title: str, block: dict) -> None:
     print(f"  end to end, per-image cards: precision {cards['card_precision']}, recall {cards['card_recall']}, "
           f"exact sets {cards['exact_images']} (tp {cards['tp']}, fp {cards['fp']}, fn {cards['fn']}; "
           f"{cards['images']} images)")
+    kinds = cards.get("false_cards")
+    if kinds and cards["fp"]:
+        print(f"  false cards: {kinds['rank_slip']} another rank of a suit present, {kinds['suit_slip']} another "
+              f"suit of a rank present, {kinds['with_non_sueca']} in photos with an 8/9/10/joker, "
+              f"{kinds['other']} other")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from scorekeeper.rules.cards import DECK, Card
-from scorekeeper.vision.evaluate import LabelledImage, measure_card_stages
+from scorekeeper.vision.evaluate import LabelledImage, measure_card_stages, measure_cards
 
 
 class _ScriptedReader:
@@ -56,3 +56,27 @@ def test_each_card_is_put_down_to_the_stage_that_lost_it(tmp_path: Path) -> None
     assert (stages["found_not_named"], stages["named_not_found"], stages["neither"]) == (1, 1, 0)
     assert stages["found_and_named"] == round(1 / 3, 4)
     assert stages["found"] == stages["named"] == round(2 / 3, 4)
+
+
+class _FixedReader:
+    """Reports the same cards for every frame."""
+
+    def __init__(self, cards: list[str]):
+        self._cards = cards
+
+    def read(self, frame):
+        return SimpleNamespace(cards=[SimpleNamespace(card=Card.parse(c)) for c in self._cards])
+
+
+def test_false_cards_are_sorted_by_what_the_reader_confused_them_with(tmp_path: Path) -> None:
+    plain, with_ten = tmp_path / "plain.jpg", tmp_path / "ten.jpg"
+    for image in (plain, with_ten):
+        cv2.imwrite(str(image), np.zeros((20, 20, 3), np.uint8))
+    # The photo holds JD; the reader also reports 6D (rank slip), JS (suit slip) and 2C.
+    reader = _FixedReader(["JD", "6D", "JS", "2C"])
+
+    figures = measure_cards(reader, [(plain, {"JD"}), (with_ten, {"JD"})],  # type: ignore[arg-type]
+                            non_sueca_images={with_ten})
+
+    assert (figures["tp"], figures["fp"]) == (2, 6)
+    assert figures["false_cards"] == {"rank_slip": 1, "suit_slip": 1, "with_non_sueca": 3, "other": 1}

@@ -21,7 +21,7 @@ import json
 import math
 import statistics
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -233,12 +233,37 @@ def measure_classifier(reader: CardReader, images: Iterable[LabelledImage]) -> d
     return result
 
 
-def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]]) -> dict[str, float]:
-    """End to end: per-image sets of cards reported vs present, summed over images."""
+FALSE_CARD_KINDS = ("rank_slip", "suit_slip", "with_non_sueca", "other")
+"""How a reported card that is not in the photo relates to what is: another rank of a suit present,
+another suit of a rank present, a photo that also holds an 8, 9, 10 or joker, or none of these."""
+
+
+def false_card_kind(card: str, truth: set[str], *, non_sueca_present: bool = False) -> str:
+    """Which of :data:`FALSE_CARD_KINDS` a falsely reported ``card`` is (notation like ``"7H"``).
+
+    >>> false_card_kind("6D", {"JD"}), false_card_kind("JS", {"JD"}), false_card_kind("2C", {"JD"})
+    ('rank_slip', 'suit_slip', 'other')
+    >>> false_card_kind("2C", {"JD"}, non_sueca_present=True)
+    'with_non_sueca'
+    """
+    if non_sueca_present:
+        return "with_non_sueca"
+    if any(present[-1] == card[-1] for present in truth):
+        return "rank_slip"
+    if any(present[:-1] == card[:-1] for present in truth):
+        return "suit_slip"
+    return "other"
+
+
+def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *,
+                  non_sueca_images: Collection[Path] = ()) -> dict[str, Any]:
+    """End to end: per-image sets of cards reported vs present, summed over images, and the false
+    cards by :func:`false_card_kind` (``non_sueca_images``: photos that also hold an 8, 9, 10 or joker)."""
     import cv2
 
     tp = fp = fn = 0
     exact = count = 0
+    kinds = dict.fromkeys(FALSE_CARD_KINDS, 0)
     for path, truth in images:
         frame = cv2.imread(str(path))
         if frame is None:
@@ -249,6 +274,8 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]]) -
         fp += len(seen - truth)
         fn += len(truth - seen)
         exact += seen == truth
+        for card in seen - truth:
+            kinds[false_card_kind(card, truth, non_sueca_present=path in non_sueca_images)] += 1
     return {
         "images": count,
         "card_precision": round(tp / (tp + fp), 4) if tp + fp else float("nan"),
@@ -257,6 +284,7 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]]) -
         "tp": tp,
         "fp": fp,
         "fn": fn,
+        "false_cards": kinds,
     }
 
 
@@ -311,6 +339,17 @@ def realcards_truth(root: Path) -> list[tuple[Path, set[str]]]:
     return out
 
 
+def realcards_with_non_sueca(root: Path) -> set[Path]:
+    """The ``realcards-dev`` photos that also show an 8, 9, 10 or joker (``other_objects``)."""
+    out = set()
+    for line in (root / "manifest.jsonl").read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            if row.get("other_objects"):
+                out.add(root / row["image"])
+    return out
+
+
 def labelled_truth(images: Iterable[LabelledImage]) -> list[tuple[Path, set[str]]]:
     return [(item.path, item.cards()) for item in images]
 
@@ -361,6 +400,7 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
     if realcards is not None and (realcards / "manifest.jsonl").is_file():
         real = list(labelled_images(realcards, limit=limit))
         truth = realcards_truth(realcards)
+        with_non_sueca = realcards_with_non_sueca(realcards)
         if limit is not None:
             truth = truth[:limit]
         results = {}
@@ -369,7 +409,7 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
             results[str(size)] = {
                 "stage1": measure_detector(sized, real),
                 "stage2": measure_classifier(sized, real),
-                "cards": measure_cards(sized, truth),
+                "cards": measure_cards(sized, truth, non_sueca_images=with_non_sueca),
                 "card_stages": measure_card_stages(sized, real),
             }
             log(f"realcards-dev at detector size {size}: {results[str(size)]}")
