@@ -31,9 +31,9 @@ from scorekeeper.training.detector import DetectorRecipe
 
 STEPS = ("data", "detector", "classifier", "export", "evaluate")
 REAL_SIZES = (160, 256, 320)
+"""Detector input sizes also measured on realcards-dev (its indices are large: ~110 px in 640)."""
 INDEX_CONFS = (0.02, 0.05, 0.1, 0.15, 0.25, 0.35)
 CARD_PROBS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
-"""Detector input sizes also measured on realcards-dev (its indices are large: ~110 px in 640)."""
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 
