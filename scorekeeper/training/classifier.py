@@ -395,7 +395,8 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
                     crop = rotate_small(crop, rng)
                 if rng.random() < STRETCH_SHARE:
                     crop = stretch(crop, rng)
-                if rng.random() < STROKE_SHARE:
+                # Off, no draw: the random stream stays the one the shipped weights trained on.
+                if STROKE_SHARE and rng.random() < STROKE_SHARE:
                     crop = stroke(crop, rng)
                 crop = photometric(crop, rng)
                 if rng.random() < JPEG_SHARE:

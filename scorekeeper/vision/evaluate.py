@@ -270,11 +270,12 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *
             continue
         count += 1
         seen = {d.card.notation for d in reader.read(frame).cards}
+        false = seen - truth
         tp += len(seen & truth)
-        fp += len(seen - truth)
+        fp += len(false)
         fn += len(truth - seen)
         exact += seen == truth
-        for card in seen - truth:
+        for card in false:
             kinds[false_card_kind(card, truth, non_sueca_present=path in non_sueca_images)] += 1
     return {
         "images": count,
@@ -329,25 +330,21 @@ def card_f1(figures: dict[str, Any]) -> float:
     return 2 * p * r / (p + r)
 
 
-def realcards_truth(root: Path) -> list[tuple[Path, set[str]]]:
-    """``realcards-dev/manifest.jsonl``: each image with its Sueca cards (upper-case notation)."""
-    out = []
+def _realcards_manifest(root: Path) -> Iterator[dict[str, Any]]:
+    """The rows of ``realcards-dev/manifest.jsonl``, one per photo."""
     for line in (root / "manifest.jsonl").read_text().splitlines():
         if line.strip():
-            row = json.loads(line)
-            out.append((root / row["image"], {c.upper() for c in row["sueca_cards"]}))
-    return out
+            yield json.loads(line)
+
+
+def realcards_truth(root: Path) -> list[tuple[Path, set[str]]]:
+    """``realcards-dev/manifest.jsonl``: each image with its Sueca cards (upper-case notation)."""
+    return [(root / row["image"], {c.upper() for c in row["sueca_cards"]}) for row in _realcards_manifest(root)]
 
 
 def realcards_with_non_sueca(root: Path) -> set[Path]:
     """The ``realcards-dev`` photos that also show an 8, 9, 10 or joker (``other_objects``)."""
-    out = set()
-    for line in (root / "manifest.jsonl").read_text().splitlines():
-        if line.strip():
-            row = json.loads(line)
-            if row.get("other_objects"):
-                out.add(root / row["image"])
-    return out
+    return {root / row["image"] for row in _realcards_manifest(root) if row.get("other_objects")}
 
 
 def labelled_truth(images: Iterable[LabelledImage]) -> list[tuple[Path, set[str]]]:
