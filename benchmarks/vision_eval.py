@@ -1,11 +1,15 @@
 """Print every figure of the card reader's model card (models/README.md).
 
     python benchmarks/vision_eval.py [--model sueca-reader] [--synthetic DIR] [--realcards DIR]
-                                     [--real-sizes 256,320] [--no-latency] [--json OUT]
+                                     [--webcam DIR] [--real-sizes 256,320] [--no-latency] [--json OUT]
 
 * synthetic validation (a ``scorekeeper dataset build`` set, its ``val`` split): stage-1 index AP50,
   recall and precision; stage-2 top-1 on crops of the labelled indices; end-to-end card P/R;
-* ``realcards-dev`` (real photos, never trained on): the same three, per detector size;
+* ``realcards-dev`` (real phone photos, never trained on): the same, per detector size, with
+  per-suit recall, the suit confusion and the classifier's calibration;
+* the webcam-scale view of ``realcards-dev`` (its photos shrunk until the indices are 13-37 px
+  tall, blurred, noised and JPEG'd, in 640x360 frames): the same photos as a webcam shows them;
+* ``realcards-webcam`` (real laptop-webcam frames, never trained on): the same figures;
 * latency: median of 50 reads of one 1280x720 frame, both stages (do not run while training).
 
 Runs with the light run-time install (onnxruntime + OpenCV), no torch.
@@ -29,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default=None, help="model folder or name (default: sueca-reader)")
     parser.add_argument("--synthetic", type=Path, default=None, help="synthetic set with images/val")
     parser.add_argument("--realcards", type=Path, default=ROOT.parent / "shared" / "realcards-dev")
+    parser.add_argument("--webcam", type=Path, default=ROOT.parent / "shared" / "realcards-webcam")
+    parser.add_argument("--webcam-scale", type=Path, default=ROOT / "runs" / "realcards-dev-webcam-scale",
+                        help="where the webcam-scale view of --realcards is written")
     parser.add_argument("--real-sizes", default="", help="extra detector sizes for the real photos")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--limit", type=int, default=None, help="images per set (quick look)")
@@ -39,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
         args.model,
         synthetic=args.synthetic,
         realcards=args.realcards if args.realcards.is_dir() else None,
+        webcam=args.webcam if args.webcam.is_dir() else None,
+        webcam_scale=args.webcam_scale,
         real_sizes=sizes,
         latency=not args.no_latency,
         limit=args.limit,
@@ -55,12 +64,18 @@ def print_figures(figures: dict) -> None:
     synthetic = figures.get("synthetic_val")
     if synthetic:
         _print_block(f"synthetic val (detector size {synthetic['detector_size']})", synthetic)
-    for size, block in (figures.get("realcards_dev") or {}).items():
-        _print_block(f"realcards-dev (detector size {size})", block)
+    for key, name in (("realcards_dev", "realcards-dev"),
+                      ("realcards_dev_webcam_scale", "realcards-dev, webcam scale"),
+                      ("realcards_webcam", "realcards-webcam")):
+        for size, block in (figures.get(key) or {}).items():
+            _print_block(f"{name} (detector size {size})", block)
     latency = figures.get("latency")
     if latency:
         print(f"latency per {latency['frame']} frame, both stages: median {latency['median_ms']} ms, "
               f"p90 {latency['p90_ms']} ms over {latency['runs']} runs ({latency['cards_in_frame']} cards read)")
+
+
+SUIT_SIGNS = {"H": "\u2665", "S": "\u2660", "D": "\u2666", "C": "\u2663"}
 
 
 def _print_block(title: str, block: dict) -> None:
@@ -81,6 +96,18 @@ def _print_block(title: str, block: dict) -> None:
     print(f"  end to end, per-image cards: precision {cards['card_precision']}, recall {cards['card_recall']}, "
           f"exact sets {cards['exact_images']} (tp {cards['tp']}, fp {cards['fp']}, fn {cards['fn']}; "
           f"{cards['images']} images)")
+    if cards.get("suit_recall"):
+        recall = cards["suit_recall"]
+        print("  recall by suit: " + ", ".join(f"{SUIT_SIGNS[s]} {recall[s]}" for s in recall))
+        print("  suit confusion (rows: the card present; columns: read as that suit's card of the same rank)")
+        print("        " + "".join(f"{SUIT_SIGNS[s]:>7}" for s in recall) + "  missed")
+        for suit, row in cards["suit_confusion"].items():
+            print(f"     {SUIT_SIGNS[suit]}  " + "".join(f"{row[s]:>7}" for s in recall) + f"{row['missed']:>8}")
+    calibration = block.get("calibration")
+    if calibration and calibration.get("bins"):
+        bins = ", ".join(f"{b['from']:.1f}-{b['to']:.1f}: {b['right']} right of {b['crops']}"
+                         for b in calibration["bins"])
+        print(f"  classifier calibration (ECE {calibration['ece']}): {bins}")
     kinds = cards.get("false_cards")
     if kinds and cards["fp"]:
         print(f"  false cards: {kinds['rank_slip']} another rank of a suit present, {kinds['suit_slip']} another "

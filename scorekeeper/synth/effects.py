@@ -16,6 +16,10 @@ class EffectsConfig:
     make a labelled index unreadable (a box the detector cannot possibly find)."""
 
     light_probability: float = 0.8
+    dim_probability: float = 0.2
+    """Frames lit like a dim room: the whole frame at 35-70% of its light, before the sensor's
+    noise and JPEG. Real webcam frames of an office or a café at night look like this; a reader
+    trained only on well-lit scenes found half the indices in them."""
     shadow_probability: float = 0.35
     glare_probability: float = 0.3
     white_balance: float = 0.12
@@ -58,6 +62,8 @@ def apply_effects(image: np.ndarray, rng: np.random.Generator,
         gain = gain * (1 + cv2.GaussianBlur(rng.normal(0, 0.12, (12, 12)).astype(np.float32),
                                             (0, 0), 2))
         gain = gain * np.float32(rng.uniform(0.7, 1.2))
+    if rng.random() < config.dim_probability:
+        gain = gain * np.float32(rng.uniform(0.35, 0.7))
     if rng.random() < config.shadow_probability:
         # A person leaning over the table: one soft dark region.
         small = np.zeros((48, 48), np.float32)

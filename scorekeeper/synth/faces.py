@@ -23,6 +23,7 @@ API (kept stable; ``scorekeeper simulate`` builds on it):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import glob
 import os
@@ -175,37 +176,106 @@ def _text_mask(text: str, height: int, font: str, bold: int) -> np.ndarray:
     return cv2.resize(canvas, (width, height), interpolation=cv2.INTER_AREA)
 
 
+@functools.lru_cache(maxsize=8)
+def suit_glyph_fonts() -> tuple[str, ...]:
+    """Installed fonts that draw all four suit symbols (each draws its clubs and spades its own way)."""
+    from PIL import ImageFont
+
+    found = []
+    for path in font_paths():
+        if "Mono" in os.path.basename(path):
+            continue
+        try:
+            font = ImageFont.truetype(path, 40)
+            if all(font.getmask(glyph).getbbox() for glyph in _SUIT_GLYPH.values()):
+                found.append(path)
+        except OSError:
+            continue
+    return tuple(found)
+
+
 @functools.lru_cache(maxsize=1024)
 def _suit_mask(suit: Suit, height: int, variant: str) -> np.ndarray:
-    """Ink mask of a suit symbol ``height`` px tall: from a font glyph or drawn from circles."""
+    """Ink mask of a suit symbol ``height`` px tall.
+
+    ``variant``: ``font`` (DejaVu's glyph), ``font:PATH`` (another font's glyph), ``poly`` (drawn
+    from circles and polygons) or ``shape:SEED`` (the same drawing with its proportions drawn from
+    SEED). Decks differ most in how they draw clubs and spades; at webcam scale the two are a dark
+    blob either way, so the reader must have seen many drawings of each to tell them apart.
+    """
     if variant == "font" and _suit_capable_font() is not None:
         return _text_mask(_SUIT_GLYPH[suit], height, str(_suit_capable_font()), 0)
-    s = 400  # draw big then shrink: anti-aliased edges for free
-    canvas = np.zeros((s, s), np.uint8)
-    if suit is Suit.OUROS:
-        pts = np.array([(200, 0), (330, 200), (200, 400), (70, 200)], np.int32)
-        cv2.fillPoly(canvas, [pts], 255, cv2.LINE_AA)
-    elif suit is Suit.COPAS:
-        cv2.circle(canvas, (112, 120), 105, 255, -1, cv2.LINE_AA)
-        cv2.circle(canvas, (288, 120), 105, 255, -1, cv2.LINE_AA)
-        cv2.fillPoly(canvas, [np.array([(14, 150), (386, 150), (200, 395)], np.int32)], 255,
-                     cv2.LINE_AA)
-    elif suit is Suit.ESPADAS:
-        cv2.circle(canvas, (115, 230), 95, 255, -1, cv2.LINE_AA)
-        cv2.circle(canvas, (285, 230), 95, 255, -1, cv2.LINE_AA)
-        cv2.fillPoly(canvas, [np.array([(24, 200), (376, 200), (200, 0)], np.int32)], 255,
-                     cv2.LINE_AA)
-        cv2.fillPoly(canvas, [np.array([(200, 260), (260, 398), (140, 398)], np.int32)], 255,
-                     cv2.LINE_AA)
-    else:
-        for c in ((200, 95), (95, 250), (305, 250)):
-            cv2.circle(canvas, c, 92, 255, -1, cv2.LINE_AA)
-        cv2.fillPoly(canvas, [np.array([(200, 180), (265, 398), (135, 398)], np.int32)], 255,
-                     cv2.LINE_AA)
+    if variant.startswith("font:") and os.path.isfile(variant[5:]):
+        return _text_mask(_SUIT_GLYPH[suit], height, variant[5:], 0)
+    shape = SuitShape.from_seed(int(variant[6:])) if variant.startswith("shape:") else SuitShape()
+    canvas = shape.draw(suit)
     ys, xs = np.nonzero(canvas)
     canvas = canvas[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
     width = max(1, round(canvas.shape[1] * height / canvas.shape[0]))
     return cv2.resize(canvas, (width, height), interpolation=cv2.INTER_AREA)
+
+
+@dataclass(frozen=True)
+class SuitShape:
+    """Proportions of a drawn suit symbol; the defaults are the classic ``poly`` drawing."""
+
+    lobe: float = 1.0
+    """Radius of the round lobes (clubs, spades, hearts), relative to the classic drawing."""
+    spread: float = 1.0
+    """How far apart the lobes sit."""
+    stem: float = 1.0
+    """Width of the stem's foot (clubs and spades)."""
+    stem_height: float = 1.0
+    """Height of the stem."""
+    point: float = 1.0
+    """Height of the spade's point and the heart's tip."""
+    diamond: float = 1.0
+    """Width of the diamond relative to its height."""
+
+    @classmethod
+    def from_seed(cls, seed: int) -> SuitShape:
+        rng = np.random.default_rng(seed)
+        return cls(lobe=float(rng.uniform(0.75, 1.15)), spread=float(rng.uniform(0.8, 1.15)),
+                   stem=float(rng.uniform(0.35, 1.6)), stem_height=float(rng.uniform(0.6, 1.3)),
+                   point=float(rng.uniform(0.75, 1.25)), diamond=float(rng.uniform(0.7, 1.25)))
+
+    def draw(self, suit: Suit) -> np.ndarray:
+        s = 400  # draw big then shrink: anti-aliased edges for free
+        canvas = np.zeros((s + 200, s + 200), np.uint8)
+        ox = oy = 100  # room for lobes that grow past the classic outline
+
+        def circle(x: float, y: float, r: float) -> None:
+            cv2.circle(canvas, (int(ox + x), int(oy + y)), max(int(r), 2), 255, -1, cv2.LINE_AA)
+
+        def poly(points: list[tuple[float, float]]) -> None:
+            pts = np.array([(ox + x, oy + y) for x, y in points], np.int32)
+            cv2.fillPoly(canvas, [pts], 255, cv2.LINE_AA)
+
+        def stem(top: float) -> None:
+            half = 60 * self.stem
+            poly([(200 - 8 * self.stem, top), (200 + half, top + 138 * self.stem_height),
+                  (200 - half, top + 138 * self.stem_height)])
+
+        if suit is Suit.OUROS:
+            half = 130 * self.diamond
+            poly([(200, 0), (200 + half, 200), (200, 400), (200 - half, 200)])
+        elif suit is Suit.COPAS:
+            r, dx = 105 * self.lobe, 88 * self.spread
+            circle(200 - dx, 120, r)
+            circle(200 + dx, 120, r)
+            poly([(200 - dx - r * 0.93, 150), (200 + dx + r * 0.93, 150), (200, 150 + 245 * self.point)])
+        elif suit is Suit.ESPADAS:
+            r, dx = 95 * self.lobe, 85 * self.spread
+            circle(200 - dx, 230, r)
+            circle(200 + dx, 230, r)
+            poly([(200 - dx - r * 0.92, 200), (200 + dx + r * 0.92, 200), (200, 200 - 200 * self.point)])
+            stem(260)
+        else:
+            r, dx, dy = 92 * self.lobe, 105 * self.spread, 155 * self.spread
+            for x, y in ((200, 95), (200 - dx, 95 + dy), (200 + dx, 95 + dy)):
+                circle(x, y, r)
+            stem(180 + 40 * (self.spread - 1))
+        return canvas
 
 
 def _paste(image: np.ndarray, ink: np.ndarray, colour: Sequence[int], x: int, y: int,
@@ -288,7 +358,7 @@ class FaceStyle:
         if rng.random() < 0.45:
             border = tuple(int(v) for v in rng.integers(0, 200, 3))
         court = tuple(tuple(int(v) for v in rng.integers(20, 230, 3)) for _ in range(4))
-        return cls(
+        style = cls(
             seed=int(rng.integers(2**31)),
             paper=paper,  # type: ignore[arg-type]
             red=red,
@@ -310,6 +380,16 @@ class FaceStyle:
             back_colour=tuple(int(v) for v in rng.integers(10, 200, 3)),  # type: ignore[arg-type]
             back_pattern=str(rng.choice(["lattice", "stripes", "dots", "plain", "checks"])),
         )
+        # Drawn last so that every draw above, and so every deck an earlier seed gave, stays the
+        # same; only the suit drawing changes for a share of the decks.
+        suit_draw, shape_seed = float(rng.random()), int(rng.integers(2**31))
+        glyph_fonts = suit_glyph_fonts()
+        if suit_draw < 0.4:
+            style = dataclasses.replace(style, suit_variant=f"shape:{shape_seed}")
+        elif suit_draw < 0.6 and glyph_fonts:
+            style = dataclasses.replace(
+                style, suit_variant=f"font:{glyph_fonts[shape_seed % len(glyph_fonts)]}")
+        return style
 
     def suit_colour(self, suit: Suit) -> tuple[int, int, int]:
         if self.four_colour and suit is Suit.OUROS:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from scorekeeper.rules.cards import DECK, Card
+from scorekeeper.rules.cards import DECK, Card, Suit
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.reader import CLASSIFIER_CLASSES, NOT_A_CARD
 
@@ -45,6 +45,16 @@ Session 7's classifier G, F fine-tuned with 0.3, named real index crops better (
 videos with it, got 16 of 20 deals right on seeds 7300-7319 against F's 19 (models/README.md)."""
 JPEG_SHARE = 0.3
 """Crops passed through JPEG at low quality, as a webcam's MJPEG stream and phone photos are."""
+WEBCAM_SHARE = 0.5
+"""Crops made the way a webcam makes them (:func:`webcam_view`): the index rendered at 9-30 px,
+blurred by the lens, noised by the sensor and JPEG-compressed at that size, then enlarged to the
+classifier's square as the reader enlarges a small crop. Shrinking a sharp crop after JPEG (the
+older path) leaves edges no webcam delivers, and a classifier trained so read a real webcam's
+clubs as spades."""
+WEBCAM_INDEX_PX = (9.0, 30.0)
+CLUB_SPADE_WEIGHT = 1.5
+"""Clubs and spades are drawn this much more often than the other classes: at webcam scale they
+differ by a few pixels (three round lobes against a point), the costliest confusion of the reader."""
 CONTEXT_MARGIN = 0.7
 CONTEXT_SIZE = 96
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -234,6 +244,36 @@ def jpeg(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else crop
 
 
+def webcam_view(crop: np.ndarray, rng: np.random.Generator, *, margin: float) -> np.ndarray:
+    """``crop`` (the classifier's square) as a webcam showing its index ``WEBCAM_INDEX_PX`` tall
+    would deliver it, enlarged back the way :func:`scorekeeper.vision.crops.crop_square` enlarges."""
+    import cv2
+
+    size = crop.shape[0]
+    index_px = rng.uniform(*WEBCAM_INDEX_PX)
+    native = max(6, round(index_px * (1.0 + 2.0 * margin)))
+    image = crop
+    lens = rng.uniform(0.0, 0.7) * size / native  # blur in native pixels, applied before sampling
+    if lens > 0.3:
+        image = cv2.GaussianBlur(image, (0, 0), lens)
+    small = cv2.resize(image, (native, native), interpolation=cv2.INTER_AREA).astype(np.float32)
+    if rng.random() < 0.25:  # a hand or the camera moving during the exposure
+        length = int(rng.integers(2, 4))
+        kernel = np.zeros((length, length), np.float32)
+        kernel[length // 2, :] = 1.0 / length
+        turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1.0)
+        kernel = cv2.warpAffine(kernel, turn, (length, length))
+        small = cv2.filter2D(small, -1, kernel / max(float(kernel.sum()), 1e-6))
+    if rng.random() < 0.3:  # a dim room: the sensor's gain lifts the noise with the picture
+        small = small * rng.uniform(0.35, 0.7)
+    small = small + rng.normal(0.0, rng.uniform(1.0, 8.0), small.shape)
+    small = np.clip(small, 0, 255).astype(np.uint8)
+    ok, encoded = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(20, 80))])
+    if ok:
+        small = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    return cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
+
+
 def rotate_small(crop: np.ndarray, rng: np.random.Generator, degrees: float = 12.0) -> np.ndarray:
     import cv2
 
@@ -329,6 +369,8 @@ class ClassifierRecipe:
     """Turned crops cut from each index of each face of the packs (see :mod:`.face_crops`)."""
     procedural_packs: int = 120
     """Procedural decks whose faces (8, 9, 10 and joker included) add face crops, 3 per index."""
+    webcam_share: float = WEBCAM_SHARE
+    club_spade_weight: float = CLUB_SPADE_WEIGHT
 
 
 def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
@@ -375,6 +417,8 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
     labels = np.concatenate([data.context_labels, data.fixed_labels])
     counts = np.bincount(labels, minlength=len(CLASSIFIER_CLASSES)).astype(np.float64)
     weights = 1.0 / np.maximum(counts[labels], 1.0)
+    black = np.isin(labels, [card.index for card in DECK if card.suit in (Suit.ESPADAS, Suit.PAUS)])
+    weights[black] *= recipe.club_spade_weight
     weights /= weights.sum()
     criterion = nn.CrossEntropyLoss(label_smoothing=recipe.label_smoothing)
     rng = np.random.default_rng(recipe.seed + start_epoch)
@@ -399,7 +443,9 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
                 if STROKE_SHARE and rng.random() < STROKE_SHARE:
                     crop = stroke(crop, rng)
                 crop = photometric(crop, rng)
-                if rng.random() < JPEG_SHARE:
+                if recipe.webcam_share and rng.random() < recipe.webcam_share:
+                    crop = webcam_view(crop, rng, margin=recipe.margin)
+                elif rng.random() < JPEG_SHARE:
                     crop = jpeg(crop, rng)
                 batch[j] = crop
             x = _to_tensor(batch).to(device)

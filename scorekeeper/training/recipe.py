@@ -32,8 +32,6 @@ from scorekeeper.training.detector import DetectorRecipe
 STEPS = ("data", "detector", "classifier", "export", "evaluate")
 REAL_SIZES = (160, 256, 320)
 """Detector input sizes also measured on realcards-dev (its indices are large: ~110 px in 640)."""
-INDEX_CONFS = (0.02, 0.05, 0.1, 0.15, 0.25, 0.35)
-CARD_PROBS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 
@@ -237,28 +235,33 @@ def export_model(recipe: Recipe, log=print) -> None:
         config["detector"]["size"] = old.get("detector", {}).get("size", 640)
     (model_dir / "reader.json").write_text(json.dumps(config, indent=2) + "\n")
     log(f"export: {model_dir}")
-    choose_thresholds(model_dir, recipe.detection_set, log=log)
+    choose_thresholds(model_dir, recipe.detection_set, realcards=recipe.realcards, work=recipe.runs, log=log)
 
 
-def choose_thresholds(model_dir: Path, detection_set: Path, *, limit: int = 100, log=print) -> dict[str, float]:
-    """Set ``index_conf`` and ``card_prob`` in ``reader.json`` to the pair with the best end-to-end
-    card F1 on the synthetic validation split (the real photos are never used to tune)."""
+def choose_thresholds(model_dir: Path, detection_set: Path | None, *, realcards: Path | None = None,
+                      work: Path | None = None, limit: int = 100, log=print) -> dict[str, Any]:
+    """Fit the classifier's temperature and choose ``index_conf`` and ``card_prob`` in
+    ``reader.json`` (see :mod:`scorekeeper.training.thresholds`).
+
+    On real-like frames when ``realcards`` is given (its webcam-scale view, written under
+    ``work``), else on the first ``limit`` images of the synthetic validation split."""
+    from scorekeeper.training.thresholds import choose_on
     from scorekeeper.vision import evaluate as ev
-    from scorekeeper.vision.reader import CardReader
 
-    reader = CardReader(model_dir)
-    val = list(ev.labelled_images(detection_set, "val", limit=limit))
-    rows = ev.sweep_thresholds(reader, ev.labelled_truth(val), index_confs=INDEX_CONFS,
-                               card_probs=CARD_PROBS)
-    best = max(rows, key=ev.card_f1)
-    path = model_dir / "reader.json"
-    config = json.loads(path.read_text())
-    config["thresholds"]["index_conf"] = best["index_conf"]
-    config["thresholds"]["card_prob"] = best["card_prob"]
-    config["threshold_choice"] = {"on": f"synthetic val, first {limit} images", "best": best}
-    path.write_text(json.dumps(config, indent=2) + "\n")
-    log(f"thresholds: {best}")
-    return best
+    if realcards is not None and (realcards / "manifest.jsonl").is_file():
+        from scorekeeper.vision.webcam_scale import write_webcam_scale_view
+
+        view = write_webcam_scale_view(realcards, (work or model_dir.parent) / "realcards-dev-webcam-scale")
+        images = list(ev.labelled_images(view))
+        on = f"the webcam-scale view of {realcards.name} ({len(images)} photos)"
+    elif detection_set is not None:
+        images = list(ev.labelled_images(detection_set, "val", limit=limit))
+        on = f"synthetic val, first {limit} images"
+    else:
+        raise TrainingSetupError("no frames to choose the thresholds on: give --realcards or build the data")
+    choice = choose_on(model_dir, images, on=on)
+    log(f"thresholds: {choice}")
+    return choice
 
 
 def evaluate_model(model_dir: Path, *, detection_set: Path | None, realcards: Path | None,

@@ -264,6 +264,7 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *
     tp = fp = fn = 0
     exact = count = 0
     kinds = dict.fromkeys(FALSE_CARD_KINDS, 0)
+    confusion = {suit: dict.fromkeys((*SUITS, "missed"), 0) for suit in SUITS}
     for path, truth in images:
         frame = cv2.imread(str(path))
         if frame is None:
@@ -277,6 +278,8 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *
         exact += seen == truth
         for card in false:
             kinds[false_card_kind(card, truth, non_sueca_present=path in non_sueca_images)] += 1
+        for card in truth:
+            confusion[card[-1]][suit_read_as(card, seen, truth)] += 1
     return {
         "images": count,
         "card_precision": round(tp / (tp + fp), 4) if tp + fp else float("nan"),
@@ -286,7 +289,31 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *
         "fp": fp,
         "fn": fn,
         "false_cards": kinds,
+        "suit_recall": {suit: round(row[suit] / total, 4) if (total := sum(row.values())) else float("nan")
+                        for suit, row in confusion.items()},
+        "suit_confusion": confusion,
     }
+
+
+SUITS = ("H", "S", "D", "C")
+"""Suit letters in the order the figures list them (copas, espadas, ouros, paus)."""
+
+
+def suit_read_as(card: str, seen: set[str], truth: set[str]) -> str:
+    """How a present ``card`` came out: its own suit letter when read, another suit's letter when
+    that suit's card of the same rank was reported instead (and is not itself present), else
+    ``missed``.
+
+    >>> suit_read_as("5C", {"5S"}, {"5C"}), suit_read_as("5C", {"5C"}, {"5C"}), suit_read_as("5C", set(), {"5C"})
+    ('S', 'C', 'missed')
+    """
+    if card in seen:
+        return card[-1]
+    for suit in SUITS:
+        other = card[:-1] + suit
+        if other != card and other in seen and other not in truth:
+            return suit
+    return "missed"
 
 
 def measure_card_stages(reader: CardReader, images: Iterable[LabelledImage],
@@ -372,10 +399,35 @@ def measure_latency(reader: CardReader, *, runs: int = 50, width: int = 1280, he
             "runs": runs, "cards_in_frame": cards, "frame": f"{width}x{height}"}
 
 
+def measure_real_set(model: Path | str | None, root: Path, *, sizes: tuple[int, ...],
+                     limit: int | None = None, log=print, name: str = "") -> dict[str, Any]:
+    """Stage 1, stage 2, cards (with per-suit recall) and where cards are lost, on a labelled real
+    set (``realcards-dev``, ``realcards-webcam`` or a webcam-scale view), at each detector size."""
+    real = list(labelled_images(root, limit=limit))
+    truth = realcards_truth(root)
+    with_non_sueca = realcards_with_non_sueca(root)
+    if limit is not None:
+        truth = truth[:limit]
+    results: dict[str, Any] = {}
+    for size in sizes:
+        sized = CardReader(model, detector_size=size)
+        results[str(size)] = {
+            "stage1": measure_detector(sized, real),
+            "stage2": measure_classifier(sized, real),
+            "calibration": measure_calibration(sized, real),
+            "cards": measure_cards(sized, truth, non_sueca_images=with_non_sueca),
+            "card_stages": measure_card_stages(sized, real),
+        }
+        log(f"{name or root.name} at detector size {size}: {results[str(size)]}")
+    return results
+
+
 def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: Path | None,
+                webcam: Path | None = None, webcam_scale: Path | None = None,
                 real_sizes: tuple[int, ...] = (), latency: bool = True, limit: int | None = None,
                 log=print) -> dict[str, object]:
-    """Every figure of the model card: synthetic val, realcards-dev (at each detector size), latency.
+    """Every figure of the model card: synthetic val, realcards-dev (at each detector size), its
+    webcam-scale view (written to ``webcam_scale`` when given), realcards-webcam, latency.
 
     ``real_sizes`` are detector input sizes to try on the real photos (their indices are large:
     a smaller input suits them); the model's own size is always measured.
@@ -384,33 +436,28 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
 
     figures: dict[str, object] = {}
     reader = CardReader(model)
+    own = reader.config.detector_size
     figures["model"] = str(reader.config.folder)
     if synthetic is not None and (synthetic / "images" / "val").is_dir():
         val = list(labelled_images(synthetic, "val", limit=limit))
         figures["synthetic_val"] = {
-            "detector_size": reader.config.detector_size,
+            "detector_size": own,
             "stage1": measure_detector(reader, val),
             "stage2": measure_classifier(reader, val),
             "cards": measure_cards(reader, labelled_truth(val)),
         }
         log(f"synthetic val: {figures['synthetic_val']}")
     if realcards is not None and (realcards / "manifest.jsonl").is_file():
-        real = list(labelled_images(realcards, limit=limit))
-        truth = realcards_truth(realcards)
-        with_non_sueca = realcards_with_non_sueca(realcards)
-        if limit is not None:
-            truth = truth[:limit]
-        results = {}
-        for size in dict.fromkeys((reader.config.detector_size, *real_sizes)):
-            sized = CardReader(model, detector_size=size)
-            results[str(size)] = {
-                "stage1": measure_detector(sized, real),
-                "stage2": measure_classifier(sized, real),
-                "cards": measure_cards(sized, truth, non_sueca_images=with_non_sueca),
-                "card_stages": measure_card_stages(sized, real),
-            }
-            log(f"realcards-dev at detector size {size}: {results[str(size)]}")
-        figures["realcards_dev"] = results
+        figures["realcards_dev"] = measure_real_set(
+            model, realcards, sizes=tuple(dict.fromkeys((own, *real_sizes))), limit=limit, log=log)
+        if webcam_scale is not None:
+            from scorekeeper.vision.webcam_scale import write_webcam_scale_view
+
+            view = write_webcam_scale_view(realcards, webcam_scale)
+            figures["realcards_dev_webcam_scale"] = measure_real_set(
+                model, view, sizes=(own,), limit=limit, log=log, name="realcards-dev, webcam scale")
+    if webcam is not None and (webcam / "manifest.jsonl").is_file():
+        figures["realcards_webcam"] = measure_real_set(model, webcam, sizes=(own,), limit=limit, log=log)
     if latency:
         frame = None
         if synthetic is not None and (synthetic / "images" / "val").is_dir():
@@ -421,6 +468,45 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
         figures["latency"] = measure_latency(reader, frame=frame)
         log(f"latency: {figures['latency']}")
     return figures
+
+
+CALIBRATION_BINS = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 1.0)
+
+
+def measure_calibration(reader: CardReader, images: Iterable[LabelledImage]) -> dict[str, Any]:
+    """How often the classifier's top card is right at each confidence, on the labelled Sueca
+    corners: per bin of :data:`CALIBRATION_BINS` the crops, their mean confidence and the share
+    right, and the expected calibration error (0 when a 0.8 is right 8 times in 10)."""
+    import cv2
+
+    confidences: list[float] = []
+    right: list[bool] = []
+    for item in images:
+        frame = cv2.imread(str(item.path))
+        if frame is None:
+            continue
+        boxes = [tuple(float(v) for v in b) for b, c in zip(item.boxes, item.classes) if c < len(DECK)]
+        labels = [int(c) for c in item.classes if c < len(DECK)]
+        if not boxes:
+            continue
+        probs = reader.classify_crops([reader.crop(frame, b) for b in boxes])  # type: ignore[arg-type]
+        for p, label in zip(probs, labels):
+            top = int(np.argmax(p))
+            confidences.append(float(p[top]))
+            right.append(top == label)
+    conf = np.asarray(confidences)
+    ok = np.asarray(right, dtype=np.float64)
+    bins = []
+    ece = 0.0
+    for low, high in zip(CALIBRATION_BINS[:-1], CALIBRATION_BINS[1:]):
+        inside = (conf >= low) & ((conf < high) | (high == 1.0))
+        n = int(inside.sum())
+        if n:
+            mean_conf, share = float(conf[inside].mean()), float(ok[inside].mean())
+            ece += n / len(conf) * abs(mean_conf - share)
+            bins.append({"from": low, "to": high, "crops": n, "confidence": round(mean_conf, 3),
+                         "right": round(share, 3)})
+    return {"crops": len(conf), "ece": round(ece, 4) if len(conf) else float("nan"), "bins": bins}
 
 
 def sweep_thresholds(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *,
