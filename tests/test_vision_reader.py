@@ -169,3 +169,26 @@ def test_detect_cli_reports_an_unreadable_image(tmp_path: Path, capsys) -> None:
     bad.write_bytes(b"nope")
     assert main(["detect", str(bad)]) == 2
     assert "cannot read image" in capsys.readouterr().err
+
+
+def test_a_bad_classifier_temperature_is_refused_in_one_line(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    config = model / "reader.json"
+    data = json.loads(config.read_text())
+    for bad in (0, -1.5, "hot", True):
+        data["classifier"]["temperature"] = bad
+        config.write_text(json.dumps(data))
+        with pytest.raises(ModelError, match="temperature .* must be a number above 0") as info:
+            CardReader(model)
+        assert "\n" not in str(info.value)
+
+
+def test_a_higher_temperature_makes_the_classifier_less_sure_without_changing_its_choice() -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 255, (6, 48, 48, 3), dtype=np.uint8)
+    sharp = CardReader(SHIPPED, temperature=0.5).classify_crops(crops)
+    soft = CardReader(SHIPPED, temperature=2.0).classify_crops(crops)
+    assert (sharp.argmax(axis=1) == soft.argmax(axis=1)).all()
+    assert (sharp.max(axis=1) > soft.max(axis=1)).all()
