@@ -139,3 +139,26 @@ def test_a_font_family_in_many_weights_is_drawn_no_more_often_than_one_in_few() 
     comfortaa = sum("Comfortaa" in p for p in picks) / len(picks)
     assert 0.45 < comfortaa < 0.55
     assert len(set(picks)) == len(fonts)
+
+
+def test_suits_drawn_with_other_proportions_still_give_tight_indices_and_differ_from_the_classic() -> None:
+    from scorekeeper.rules.cards import Suit
+    from scorekeeper.synth.faces import _suit_mask
+
+    rng = np.random.default_rng(5)
+    base = replace(FaceStyle.random(rng), border=None, four_indices=False)
+    for seed in (1, 2, 3):
+        style = replace(base, suit_variant=f"shape:{seed}")
+        for card in ("5C", "5S"):
+            face = render_face(card, style)
+            assert len(face.index_boxes) == 2
+            x1, y1, x2, y2 = face.index_boxes[0]
+            assert (face.mask[y1:y2, x1:x2] > 0).all()
+        classic = _suit_mask(Suit.PAUS, 40, "poly")
+        drawn = _suit_mask(Suit.PAUS, 40, f"shape:{seed}")
+        if classic.shape == drawn.shape:
+            assert np.abs(classic.astype(int) - drawn.astype(int)).mean() > 5
+    # A club and a spade of one drawing stay different shapes.
+    club, spade = _suit_mask(Suit.PAUS, 40, "shape:7"), _suit_mask(Suit.ESPADAS, 40, "shape:7")
+    width = min(club.shape[1], spade.shape[1])
+    assert np.abs(club[:, :width].astype(int) - spade[:, :width].astype(int)).mean() > 20

@@ -176,6 +176,13 @@ def _text_mask(text: str, height: int, font: str, bold: int) -> np.ndarray:
     return cv2.resize(canvas, (width, height), interpolation=cv2.INTER_AREA)
 
 
+VARIED_SUIT_SHARE = 0.0
+"""Share of random decks whose suits are drawn another way: two thirds with proportions of their own
+(:class:`SuitShape`), one third with another installed font's glyphs. Off by default: it was part
+of a classifier fine-tune that read real photos worse (see ``WEBCAM_SHARE`` in
+:mod:`scorekeeper.training.classifier`), and its own effect was not measured apart."""
+
+
 @functools.lru_cache(maxsize=8)
 def suit_glyph_fonts() -> tuple[str, ...]:
     """Installed fonts that draw all four suit symbols (each draws its clubs and spades its own way)."""
@@ -383,10 +390,10 @@ class FaceStyle:
         # Drawn last so that every draw above, and so every deck an earlier seed gave, stays the
         # same; only the suit drawing changes for a share of the decks.
         suit_draw, shape_seed = float(rng.random()), int(rng.integers(2**31))
-        glyph_fonts = suit_glyph_fonts()
-        if suit_draw < 0.4:
+        glyph_fonts = suit_glyph_fonts() if VARIED_SUIT_SHARE else ()
+        if suit_draw < VARIED_SUIT_SHARE * 2 / 3:
             style = dataclasses.replace(style, suit_variant=f"shape:{shape_seed}")
-        elif suit_draw < 0.6 and glyph_fonts:
+        elif suit_draw < VARIED_SUIT_SHARE and glyph_fonts:
             style = dataclasses.replace(
                 style, suit_variant=f"font:{glyph_fonts[shape_seed % len(glyph_fonts)]}")
         return style
