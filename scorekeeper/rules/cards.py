@@ -122,7 +122,8 @@ class Card:
         rank_letter, suit_letter = cleaned[0], cleaned[1]
         if rank_letter not in {rank.value for rank in deck.readable_ranks}:
             hint = deck.missing_hint if rank_letter in "89T1" else ""
-            raise InvalidCardError(f"unknown card {text!r}: rank {rank_letter!r} is not one of {letters}{hint}")
+            shown = "10" if rank_letter == Rank.TEN.value else rank_letter
+            raise InvalidCardError(f"unknown card {text!r}: rank {shown!r} is not one of {letters}{hint}")
         if suit_letter not in _SUIT_LETTERS:
             raise InvalidCardError(
                 f"unknown card {text!r}: suit {suit_letter!r} is not one of H S D C"

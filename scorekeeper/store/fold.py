@@ -103,6 +103,11 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
     elif isinstance(event, CardPlayed):
         if not deals:
             raise StoreError(f"card {event.card}: no deal started yet: start one with its dealer and turned card")
+        if "thrown_in" in deals[-1]:
+            raise StoreError(
+                f"card {event.card}: deal {len(deals)} was thrown in ({deals[-1]['thrown_in']}): "
+                f"the same dealer (seat {deals[-1]['dealer']}) deals again, start the next deal"
+            )
         plays = deals[-1]["plays"]
         if len(plays) >= MAX_PLAYS:
             raise StoreError(f"card {event.card}: deal {len(deals)} already has its 40 cards: start a new deal")
