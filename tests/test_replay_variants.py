@@ -73,3 +73,21 @@ def test_a_renuncia_claimed_only_at_the_end_of_the_deal(capsys):
 def test_bad_rules_exit_2_with_one_line(capsys, rules, message):
     status, out, err = replay(capsys, "azores", "--rules", rules)
     assert status == 2 and out == "" and err.count("\n") == 1 and message in err, err
+
+
+def test_the_camera_refuses_the_azores_deck_it_cannot_read():
+    """The card reader knows the 40 cards of the standard deck; an Azores game is kept on the page."""
+    from scorekeeper.errors import RulesError
+    from scorekeeper.rules import PRESETS
+    from scorekeeper.tracking import TableGeometry, Tracker
+
+    with pytest.raises(RulesError, match="deck=azores: the card reader knows only the standard deck"):
+        Tracker(TableGeometry.default(1280, 720), PRESETS["azores"])
+    assert Tracker(TableGeometry.default(1280, 720), PRESETS["brazil"]).rules.melar
+
+
+def test_run_rules_reads_switches_as_true_or_false():
+    from scorekeeper.commands.run import parse_rules
+    from scorekeeper.rules import Rules
+
+    assert parse_rules("melar=true,jogo_abaixo=false,renuncia_riscos=2") == Rules(melar=True, renuncia_riscos=2)
