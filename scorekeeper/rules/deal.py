@@ -110,10 +110,13 @@ class Deal:
         if deck.trunfo_is_cut and turned not in deck.cut_cards:
             ranks = ", ".join(rank.value for rank in deck.cut_ranks)
             raise IllegalPlayError(
-                f"trunfo card {turned} is not one of the rejected cards ({ranks}) the {deck.name} trunfo is cut from"
+                f"trunfo card {turned} is not one of the rejected cards ({ranks}) "
+                f"the {deck.name} trunfo is cut from"
             )
         if not deck.trunfo_is_cut and turned not in deck:
-            raise IllegalPlayError(f"trunfo card {turned} is not in the {deck.name} deck: the dealer turns one of his cards")
+            raise IllegalPlayError(
+                f"trunfo card {turned} is not in the {deck.name} deck: the dealer turns one of his cards"
+            )
         steps = 1 if rules.first_lead is FirstLead.AFTER_DEALER else -1
         return cls(
             dealer=dealer,
@@ -276,12 +279,13 @@ class Deal:
         )
 
     def check_throw_in(self, reason: ThrowInReason) -> None:
-        """Raise :class:`IllegalPlayError` with the reason if the deal cannot be thrown in for ``reason``."""
+        """Raise :class:`IllegalPlayError` with the reason if the deal cannot be thrown in."""
         if self.thrown_in is not None:
             raise IllegalPlayError(f"the deal was already thrown in ({self.thrown_in.value})")
         if self.is_complete:
             raise IllegalPlayError(
-                "the deal is complete and scored: a deal is thrown in before its end; undo or correct it instead"
+                "the deal is complete and scored: a deal is thrown in before its end; "
+                "undo or correct it instead"
             )
         if reason is ThrowInReason.MANUAL:
             return

@@ -3,8 +3,9 @@
 A record is ``{"rules": {...}, "deals": [{"dealer": 3, "trump": "AH", "plays": ["2S", ...]}]}``:
 ``trump`` is the turned card (in the Azores deck, the rejected card cut to show the trunfo), ``plays``
 the cards in playing order (fewer than 40 while the deal is in progress), and ``"thrown_in": "melar"``
-(or ``jogo_abaixo``, ``manual``) marks a deal thrown in: no score, the same dealer deals again. :func:`replay_record` turns it into the result ``scorekeeper replay --json`` prints.
-Every problem is a :class:`RecordError` naming the deal, the play and what to fix.
+(or ``jogo_abaixo``, ``manual``) marks a deal thrown in: no score, the same dealer deals again.
+:func:`replay_record` turns it into the result ``scorekeeper replay --json`` prints. Every problem
+is a :class:`RecordError` naming the deal, the play and what to fix.
 
 >>> result = replay_record({"deals": [{"dealer": 3, "trump": "AH", "plays": ["2S", "3S"]}]})
 >>> result["deals"][0]["table"], result["score"], result["winner"]
