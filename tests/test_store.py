@@ -184,9 +184,10 @@ def test_a_deal_after_the_match_is_won_is_refused(store: Store) -> None:
     assert state["history"][0]["winner"] in ("nos", "eles")
 
 
-def test_an_unknown_card_never_reaches_the_log() -> None:
+@pytest.mark.parametrize("text", ["9H", "8S", "1H", "JOKER"])
+def test_an_unknown_card_never_reaches_the_log(text: str) -> None:
     with pytest.raises(InvalidCardError):
-        CardPlayed("10H")
+        CardPlayed(text)
 
 
 # -- corrections, undo, renúncias --------------------------------------------------------------

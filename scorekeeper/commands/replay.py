@@ -21,6 +21,11 @@ def register(subparsers: Any) -> None:
         "file", help="match record JSON file (or a simulated clip's clip.json), or - for standard input"
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument(
+        "--rules", metavar="RULES",
+        help="score under these rules instead of the record's: a preset (tournament, vila_flor, brazil, "
+             "cafe, azores, norte) or key=value pairs: renuncia_riscos=2,melar=true",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -46,6 +51,12 @@ def run(args: argparse.Namespace) -> int:
     data = read_record_file(args.file)
     if isinstance(data, dict) and "record" in data and "events" in data:
         data = data["record"]  # a simulated clip's ground truth (clip.json) carries its record
+    if args.rules:
+        from scorekeeper.commands.run import parse_rules
+
+        if not isinstance(data, dict):
+            raise RecordError("a match record must be a JSON object with a \"deals\" list")
+        data = dict(data, rules=parse_rules(args.rules).to_json())
     result = replay_record(data)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
@@ -62,7 +73,12 @@ def format_result(result: dict[str, Any]) -> str:
     lines = []
     for number, deal in enumerate(result["deals"], start=1):
         points = deal["points"]
-        state = "complete" if deal["complete"] else f"in progress, vaza {len(deal['tricks']) + 1}"
+        if deal.get("thrown_in"):
+            state = f"thrown in: {deal['thrown_in']}"
+        elif deal["complete"]:
+            state = "complete"
+        else:
+            state = f"in progress, vaza {len(deal['tricks']) + 1}"
         lines.append(
             f"Deal {number} — dealer seat {deal['dealer']}, trunfo {deal['turned']} ({state}): "
             f"Nós {points['nos']} – Eles {points['eles']} points"
@@ -75,6 +91,8 @@ def format_result(result: dict[str, Any]) -> str:
         riscos = deal["riscos"]
         if deal["outcome"] == "tie":
             lines.append("  60–60: nobody scores")
+        elif deal["outcome"] == "thrown_in":
+            lines.append(f"  no score: seat {deal['dealer']} deals again")
         elif riscos["nos"] or riscos["eles"]:
             team = "Nós" if riscos["nos"] else "Eles"
             gained = max(riscos.values())

@@ -21,7 +21,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--source", required=True, help="camera index (0), video file, or stream URL")
     add_session_options(parser)
     parser.add_argument("--rules", metavar="RULES",
-                        help="a preset (tournament, brazil, cafe) or key=value pairs: tie=carry,target=7")
+                        help="a preset (tournament, vila_flor, brazil, cafe, azores, norte) or key=value "
+                             "pairs: tie=carry,target=7,melar=true")
     parser.add_argument("--seat0", choices=["bottom", "right", "top", "left"],
                         help="side of the image seat 0 sits by (default: bottom)")
     parser.add_argument("--clockwise", action="store_true",
@@ -53,8 +54,15 @@ def parse_rules(text: str) -> Any:
             raise RulesError(
                 f"--rules {text!r}: {pair!r} is neither a preset ({', '.join(PRESETS)}) nor key=value"
             )
-        values[key.strip()] = int(value) if value.strip().isdigit() else value.strip()
+        values[key.strip()] = _rule_value(value.strip())
     return Rules.from_json(values)
+
+
+def _rule_value(text: str) -> Any:
+    """``7`` -> 7, ``true`` / ``false`` -> a switch, anything else stays text for the rules to check."""
+    if text.isdigit():
+        return int(text)
+    return {"true": True, "false": False}.get(text.lower(), text)
 
 
 def run(args: argparse.Namespace) -> int:

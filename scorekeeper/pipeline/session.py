@@ -20,6 +20,7 @@ from scorekeeper.rules import Deal, Rules, parse_record
 from scorekeeper.store import RulesChanged, Store
 from scorekeeper.tracking import TableGeometry, Tracker
 from scorekeeper.tracking.geometry import seated
+from scorekeeper.tracking.tracker import check_camera_rules
 
 ReaderFactory = Callable[[], FrameReader]
 
@@ -46,6 +47,7 @@ class TableSession:
     def open_store(self) -> Store:
         store = Store.open(self.database)
         if self.rules is not None:
+            check_camera_rules(self.rules)  # before the table's rules change for nothing
             wanted = self.rules.to_json()
             if store.state(self.table_id)["rules"] != wanted:
                 store.append(self.table_id, RulesChanged(wanted))
@@ -78,7 +80,7 @@ class TableSession:
             number = len(record.deals)
             last = record.deals[-1]
             deal = Deal.start(dealer=last.dealer, turned=last.turned, rules=record.rules).play_all(last.plays)
-            if not deal.is_complete:
+            if not deal.is_complete and last.thrown_in is None:
                 tracker.resume(deal, number=number)
         return tracker
 

@@ -5,12 +5,26 @@
 1
 """
 
-from scorekeeper.rules.cards import DECK, RANKS, SUITS, Card, Rank, Suit, card_from_index
-from scorekeeper.rules.deal import Deal, Phase, Revoke
+from scorekeeper.rules.cards import (
+    AZORES_DECK,
+    DECK,
+    PACK,
+    PLAYABLE,
+    RANKS,
+    STANDARD_DECK,
+    SUITS,
+    Card,
+    Deck,
+    Rank,
+    Suit,
+    card_from_index,
+)
+from scorekeeper.rules.deal import Deal, Phase, Revoke, ThrowInReason
 from scorekeeper.rules.random_deal import deal_hands, random_legal_deal
 from scorekeeper.rules.record import (
     DealRecord,
     MatchRecord,
+    next_dealer,
     parse_record,
     record_from_deals,
     replay,
@@ -18,42 +32,57 @@ from scorekeeper.rules.record import (
 )
 from scorekeeper.rules.scoring import DealOutcome, MatchScore, deal_outcome, riscos_for_points
 from scorekeeper.rules.seats import SEATS, Team, next_seat, team_of
+from scorekeeper.rules.sheet import CROSS_ARMS, score_sheet
 from scorekeeper.rules.trick import Trick
 from scorekeeper.rules.variants import (
     PRESETS,
     CapoteRule,
+    DeckRule,
     FirstLead,
+    RenunciaClaim,
     RenunciaRule,
     Rules,
+    SheetStyle,
     TieRule,
 )
 
 __all__ = [
+    "AZORES_DECK",
+    "CROSS_ARMS",
     "DECK",
+    "PACK",
+    "PLAYABLE",
     "PRESETS",
     "RANKS",
     "SEATS",
+    "STANDARD_DECK",
     "SUITS",
     "CapoteRule",
     "Card",
     "Deal",
     "DealOutcome",
     "DealRecord",
+    "Deck",
+    "DeckRule",
     "FirstLead",
     "MatchRecord",
     "MatchScore",
     "Phase",
     "Rank",
+    "RenunciaClaim",
     "RenunciaRule",
     "Revoke",
     "Rules",
+    "SheetStyle",
     "Suit",
     "Team",
+    "ThrowInReason",
     "TieRule",
     "Trick",
     "card_from_index",
     "deal_hands",
     "deal_outcome",
+    "next_dealer",
     "next_seat",
     "parse_record",
     "random_legal_deal",
@@ -61,5 +90,6 @@ __all__ = [
     "replay",
     "replay_record",
     "riscos_for_points",
+    "score_sheet",
     "team_of",
 ]

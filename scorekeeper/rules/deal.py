@@ -13,6 +13,8 @@ happened, not what should have.
 >>> deal = deal.play(Card.parse("2S")).play(Card.parse("KS"))
 >>> deal.current_trick.cards, deal.current_trick.winner(deal.trump)
 ((Card.parse('2S'), Card.parse('KS')), 1)
+>>> deal.throw_in(ThrowInReason.MANUAL).phase
+<Phase.THROWN_IN: 'thrown_in'>
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from scorekeeper.errors import IllegalPlayError
-from scorekeeper.rules.cards import DECK, Card, Suit
+from scorekeeper.rules.cards import Card, Deck, Suit
 from scorekeeper.rules.seats import SEATS, Team, next_seat, team_of
 from scorekeeper.rules.trick import Trick
 from scorekeeper.rules.variants import FirstLead, Rules
@@ -34,6 +36,19 @@ POINTS_PER_DEAL = 120
 class Phase(str, Enum):
     PLAYING = "playing"
     COMPLETE = "complete"
+    THROWN_IN = "thrown_in"
+    """Void: no score, and the same dealer deals again."""
+
+
+class ThrowInReason(str, Enum):
+    """Why a deal was thrown in."""
+
+    MELAR = "melar"
+    """The first player, with less than 10 points in hand, spoils the deal (rule ``melar``)."""
+    JOGO_ABAIXO = "jogo_abaixo"
+    """A player with a very weak hand asks for a redeal (rule ``jogo_abaixo``)."""
+    MANUAL = "manual"
+    """The table voided it for a reason of its own (a misdeal): allowed under every rule set."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,12 +99,24 @@ class Deal:
     played: frozenset[Card] = frozenset()
     revokes: tuple[Revoke, ...] = ()
     _claims: tuple[_VoidClaim, ...] = ()
+    thrown_in: ThrowInReason | None = None
 
     @classmethod
     def start(cls, *, dealer: int, turned: Card, rules: Rules | None = None) -> Deal:
         if dealer not in SEATS:
             raise IllegalPlayError(f"dealer {dealer!r} is not a seat: seats are 0, 1, 2 and 3")
         rules = rules or Rules()
+        deck = rules.deck.deck
+        if deck.trunfo_is_cut and turned not in deck.cut_cards:
+            ranks = ", ".join(rank.value for rank in deck.cut_ranks)
+            raise IllegalPlayError(
+                f"trunfo card {turned} is not one of the rejected cards ({ranks}) "
+                f"the {deck.name} trunfo is cut from"
+            )
+        if not deck.trunfo_is_cut and turned not in deck:
+            raise IllegalPlayError(
+                f"trunfo card {turned} is not in the {deck.name} deck: the dealer turns one of his cards"
+            )
         steps = 1 if rules.first_lead is FirstLead.AFTER_DEALER else -1
         return cls(
             dealer=dealer,
@@ -105,7 +132,13 @@ class Deal:
         return self.turned.suit
 
     @property
+    def deck(self) -> Deck:
+        return self.rules.deck.deck
+
+    @property
     def phase(self) -> Phase:
+        if self.thrown_in is not None:
+            return Phase.THROWN_IN
         return Phase.COMPLETE if len(self.tricks) == TRICKS_PER_DEAL else Phase.PLAYING
 
     @property
@@ -118,7 +151,7 @@ class Deal:
 
     @property
     def to_play(self) -> int | None:
-        if self.is_complete:
+        if self.phase is not Phase.PLAYING:
             return None
         return self.current_trick.seat_of(len(self.current_trick.cards))
 
@@ -138,7 +171,8 @@ class Deal:
 
     @property
     def turned_in_hand(self) -> bool:
-        return self.turned not in self.played
+        """The dealer still holds the turned card (never, where the trunfo is cut from the rejected cards)."""
+        return not self.deck.trunfo_is_cut and self.turned not in self.played
 
     @property
     def points(self) -> dict[str, int]:
@@ -156,8 +190,15 @@ class Deal:
 
     def check_play(self, card: Card) -> None:
         """Raise :class:`IllegalPlayError` with the reason if ``card`` cannot be the next play."""
+        if self.thrown_in is not None:
+            raise IllegalPlayError(
+                f"{card} comes after the deal was thrown in ({self.thrown_in.value}): "
+                f"the same dealer (seat {self.dealer}) deals again, start a new deal"
+            )
         if self.is_complete:
             raise IllegalPlayError(f"{card} comes after the tenth vaza: the deal is over, start a new deal")
+        if card not in self.deck:
+            raise IllegalPlayError(f"{card} is not in the {self.deck.name} deck of this game")
         if card in self.played:
             trick = self._trick_of(card)
             raise IllegalPlayError(f"{card} was already played in vaza {trick}: each card is played once")
@@ -237,6 +278,34 @@ class Deal:
             _claims=claims,
         )
 
+    def check_throw_in(self, reason: ThrowInReason) -> None:
+        """Raise :class:`IllegalPlayError` with the reason if the deal cannot be thrown in."""
+        if self.thrown_in is not None:
+            raise IllegalPlayError(f"the deal was already thrown in ({self.thrown_in.value})")
+        if self.is_complete:
+            raise IllegalPlayError(
+                "the deal is complete and scored: a deal is thrown in before its end; "
+                "undo or correct it instead"
+            )
+        if reason is ThrowInReason.MANUAL:
+            return
+        allowed = self.rules.melar if reason is ThrowInReason.MELAR else self.rules.jogo_abaixo
+        if not allowed:
+            raise IllegalPlayError(
+                f"{reason.value} is not played under these rules: switch it on ({reason.value}=true) "
+                "or throw the deal in as manual"
+            )
+        if self.plays:
+            raise IllegalPlayError(
+                f"{reason.value} is called before the first lead, but {len(self.plays)} cards were played: "
+                "throw the deal in as manual"
+            )
+
+    def throw_in(self, reason: ThrowInReason) -> Deal:
+        """The deal made void: no score, and the same dealer deals again."""
+        self.check_throw_in(reason)
+        return replace(self, thrown_in=reason)
+
     def play_all(self, cards: Iterable[Card]) -> Deal:
         deal = self
         for card in cards:
@@ -254,7 +323,7 @@ class Deal:
 
     def remaining(self) -> tuple[Card, ...]:
         """Cards not yet played, in deck order."""
-        return tuple(card for card in DECK if card not in self.played)
+        return tuple(card for card in self.deck.cards if card not in self.played)
 
     def _trick_of(self, card: Card) -> int:
         for number, trick in enumerate(self.tricks, start=1):

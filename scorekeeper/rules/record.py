@@ -1,9 +1,11 @@
 """Match records: the JSON a table's match is written in, read strictly and replayed.
 
 A record is ``{"rules": {...}, "deals": [{"dealer": 3, "trump": "AH", "plays": ["2S", ...]}]}``:
-``trump`` is the turned card, ``plays`` the cards in playing order (fewer than 40 while the deal
-is in progress). :func:`replay_record` turns it into the result ``scorekeeper replay --json`` prints.
-Every problem is a :class:`RecordError` naming the deal, the play and what to fix.
+``trump`` is the turned card (in the Azores deck, the rejected card cut to show the trunfo), ``plays``
+the cards in playing order (fewer than 40 while the deal is in progress), and ``"thrown_in": "melar"``
+(or ``jogo_abaixo``, ``manual``) marks a deal thrown in: no score, the same dealer deals again.
+:func:`replay_record` turns it into the result ``scorekeeper replay --json`` prints. Every problem
+is a :class:`RecordError` naming the deal, the play and what to fix.
 
 >>> result = replay_record({"deals": [{"dealer": 3, "trump": "AH", "plays": ["2S", "3S"]}]})
 >>> result["deals"][0]["table"], result["score"], result["winner"]
@@ -17,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from scorekeeper.errors import RecordError, ScorekeeperError
-from scorekeeper.rules.cards import Card
-from scorekeeper.rules.deal import TRICKS_PER_DEAL, Deal
+from scorekeeper.rules.cards import Card, Deck
+from scorekeeper.rules.deal import TRICKS_PER_DEAL, Deal, ThrowInReason
 from scorekeeper.rules.scoring import MatchScore, deal_outcome
-from scorekeeper.rules.seats import SEATS, team_of
+from scorekeeper.rules.seats import SEATS, next_seat, team_of
 from scorekeeper.rules.trick import TRICK_SIZE
 from scorekeeper.rules.variants import Rules
 
@@ -34,6 +36,7 @@ class DealRecord:
     plays: tuple[Card, ...]
     dismissed: frozenset[tuple[int, int]] = frozenset()
     """(vaza, seat) of renúncias the table looked at and rejected: reported, never penalised."""
+    thrown_in: ThrowInReason | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -43,6 +46,8 @@ class DealRecord:
         }
         if self.dismissed:
             data["dismissed"] = [{"trick": t, "seat": s} for t, s in sorted(self.dismissed)]
+        if self.thrown_in is not None:
+            data["thrown_in"] = self.thrown_in.value
         return data
 
 
@@ -80,33 +85,48 @@ def parse_record(data: Any) -> MatchRecord:
     deals_data = data.get("deals", [])
     if not isinstance(deals_data, list):
         raise RecordError("\"deals\" must be a list of deals like {\"dealer\": 0, \"trump\": \"AH\", \"plays\": []}")
-    deals = tuple(_parse_deal(number, item) for number, item in enumerate(deals_data, start=1))
+    deck = rules.deck.deck
+    deals = tuple(_parse_deal(number, item, deck) for number, item in enumerate(deals_data, start=1))
     return MatchRecord(rules=rules, deals=deals)
 
 
-def _parse_deal(number: int, item: Any) -> DealRecord:
+_DEAL_KEYS = ("dealer", "trump", "plays", "dismissed", "thrown_in")
+
+
+def _parse_deal(number: int, item: Any, deck: Deck) -> DealRecord:
     where = f"deal {number}"
     if not isinstance(item, Mapping):
         raise RecordError(f"{where}: must be an object like {{\"dealer\": 0, \"trump\": \"AH\", \"plays\": []}}")
-    unknown = sorted(set(item) - {"dealer", "trump", "plays", "dismissed"})
+    unknown = sorted(set(item) - set(_DEAL_KEYS))
     if unknown:
-        raise RecordError(f"{where}: unknown key {unknown[0]!r}: a deal has dealer, trump, plays and dismissed")
+        raise RecordError(f"{where}: unknown key {unknown[0]!r}: a deal has {', '.join(_DEAL_KEYS)}")
     dealer = item.get("dealer")
     if isinstance(dealer, bool) or dealer not in SEATS:
         raise RecordError(f"{where}: dealer {dealer!r} is not a seat: use 0, 1, 2 or 3")
     if "trump" not in item:
         raise RecordError(f"{where}: the turned card \"trump\" is missing, e.g. \"trump\": \"AH\"")
-    turned = _parse_card(item["trump"], f"{where}, turned card")
+    turned = _parse_card(item["trump"], f"{where}, turned card", deck)
     plays_data = item.get("plays", [])
     if not isinstance(plays_data, list):
         raise RecordError(f"{where}: \"plays\" must be a list of cards like [\"2S\", \"3S\"]")
     if len(plays_data) > MAX_PLAYS:
         raise RecordError(f"{where}: {len(plays_data)} plays, but a deal has at most {MAX_PLAYS}")
     plays = tuple(
-        _parse_card(text, f"{where}, play {index}") for index, text in enumerate(plays_data, start=1)
+        _parse_card(text, f"{where}, play {index}", deck) for index, text in enumerate(plays_data, start=1)
     )
     dismissed = _parse_dismissed(item.get("dismissed", []), where)
-    return DealRecord(dealer=int(dealer), turned=turned, plays=plays, dismissed=dismissed)
+    thrown_in = _parse_thrown_in(item.get("thrown_in"), where)
+    return DealRecord(dealer=int(dealer), turned=turned, plays=plays, dismissed=dismissed, thrown_in=thrown_in)
+
+
+def _parse_thrown_in(data: Any, where: str) -> ThrowInReason | None:
+    if data is None:
+        return None
+    try:
+        return ThrowInReason(data)
+    except ValueError:
+        choices = ", ".join(repr(reason.value) for reason in ThrowInReason)
+        raise RecordError(f"{where}: thrown_in {data!r} is not a reason: use {choices}") from None
 
 
 def _parse_dismissed(data: Any, where: str) -> frozenset[tuple[int, int]]:
@@ -126,9 +146,9 @@ def _parse_dismissed(data: Any, where: str) -> frozenset[tuple[int, int]]:
     return frozenset(found)
 
 
-def _parse_card(text: Any, where: str) -> Card:
+def _parse_card(text: Any, where: str, deck: Deck) -> Card:
     try:
-        return Card.parse(text)
+        return Card.parse(text, deck=deck)
     except ScorekeeperError as error:
         raise RecordError(f"{where}: {error}") from None
 
@@ -149,12 +169,20 @@ def replay(record: MatchRecord) -> tuple[DealReplay, ...]:
                 f"deal {number}: deal {previous.number} has only {previous.deal.play_count} plays "
                 "and no renúncia ended it: only the last deal may be in progress"
             )
-        deal = Deal.start(dealer=deal_record.dealer, turned=deal_record.turned, rules=record.rules)
+        try:
+            deal = Deal.start(dealer=deal_record.dealer, turned=deal_record.turned, rules=record.rules)
+        except ScorekeeperError as error:
+            raise RecordError(f"deal {number}: {error}") from None
         for index, card in enumerate(deal_record.plays, start=1):
             try:
                 deal = deal.play(card)
             except ScorekeeperError as error:
                 raise RecordError(f"deal {number}, play {index} ({card}): {error}") from None
+        if deal_record.thrown_in is not None:
+            try:
+                deal = deal.throw_in(deal_record.thrown_in)
+            except ScorekeeperError as error:
+                raise RecordError(f"deal {number}, thrown in ({deal_record.thrown_in.value}): {error}") from None
         bonus = score.bonus_for_next(record.rules)
         score = score.after(deal_outcome(deal, dismissed=deal_record.dismissed), record.rules)
         replays.append(
@@ -178,7 +206,16 @@ def replay_record(data: Any) -> dict[str, Any]:
         "deals": [deal_json(item) for item in replays],
         "score": final.to_json(),
         "winner": winner.value if winner else None,
+        "next_dealer": next_dealer(replays),
     }
+
+
+def next_dealer(replays: Sequence[DealReplay]) -> int:
+    """Who deals next: the seat after the last dealer, or the same dealer after a deal thrown in."""
+    if not replays:
+        return 0
+    last = replays[-1].deal
+    return last.dealer if last.thrown_in is not None else next_seat(last.dealer)
 
 
 def deal_json(item: DealReplay) -> dict[str, Any]:
@@ -206,6 +243,7 @@ def deal_json(item: DealReplay) -> dict[str, Any]:
         },
         "points": deal.points,
         "complete": deal.is_complete,
+        "thrown_in": deal.thrown_in.value if deal.thrown_in is not None else None,
         "riscos": outcome.riscos_json(item.bonus if outcome.decided and not outcome.tie else 0),
         "outcome": outcome.reason,
         "bonus": item.bonus,
@@ -229,6 +267,7 @@ def record_from_deals(deals: Sequence[Deal], rules: Rules) -> MatchRecord:
                 dealer=deal.dealer,
                 turned=deal.turned,
                 plays=deal.plays,
+                thrown_in=deal.thrown_in,
             )
             for deal in deals
         ),

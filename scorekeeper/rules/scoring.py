@@ -16,8 +16,8 @@ from scorekeeper.rules.deal import POINTS_PER_DEAL, TRICKS_PER_DEAL, Deal
 from scorekeeper.rules.seats import Team
 from scorekeeper.rules.variants import (
     CAPOTE_RISCOS,
-    RENUNCIA_RISCOS,
     CapoteRule,
+    RenunciaClaim,
     RenunciaRule,
     Rules,
     TieRule,
@@ -51,10 +51,14 @@ class DealOutcome:
     winner: Team | None
     riscos: int
     decided: bool
-    """True once the deal's riscos are settled: complete, or ended by a penalised renúncia."""
+    """True once the deal's riscos are settled: complete, ended by a penalised renúncia, or thrown in."""
     tie: bool
     reason: str
-    """``points``, ``capote``, ``renuncia``, ``tie`` or ``in_progress``."""
+    """``points``, ``capote``, ``renuncia``, ``tie``, ``thrown_in`` or ``in_progress``."""
+
+    @property
+    def thrown_in(self) -> bool:
+        return self.reason == "thrown_in"
 
     def riscos_json(self, bonus: int = 0) -> dict[str, int]:
         score = {Team.NOS.value: 0, Team.ELES.value: 0}
@@ -66,10 +70,13 @@ class DealOutcome:
 def deal_outcome(deal: Deal, *, dismissed: Collection[tuple[int, int]] = ()) -> DealOutcome:
     """``dismissed``: (vaza, seat) of renúncias the table rejected, which are never penalised."""
     rules = deal.rules
+    if deal.thrown_in is not None:
+        return DealOutcome(None, 0, True, False, "thrown_in")
     upheld = [r for r in deal.revokes if (r.trick, r.seat) not in dismissed]
-    if upheld and rules.renuncia is RenunciaRule.PENALIZE:
+    claimed = deal.is_complete or rules.renuncia_claim is RenunciaClaim.AT_ONCE
+    if upheld and rules.renuncia is RenunciaRule.PENALIZE and claimed:
         first = upheld[0]
-        return DealOutcome(first.team.opponents, RENUNCIA_RISCOS, True, False, "renuncia")
+        return DealOutcome(first.team.opponents, rules.renuncia_riscos, True, False, "renuncia")
     if not deal.is_complete:
         return DealOutcome(None, 0, False, False, "in_progress")
     points = deal.points
@@ -102,8 +109,8 @@ class MatchScore:
 
     def after(self, outcome: DealOutcome, rules: Rules) -> MatchScore:
         """The score once ``outcome`` is settled (unchanged for a deal still in progress)."""
-        if not outcome.decided:
-            return self
+        if not outcome.decided or outcome.thrown_in:
+            return self  # a deal thrown in scores nothing and leaves any tie waiting for the next one
         if outcome.tie:
             return MatchScore(self.nos, self.eles, self.pending_ties + 1, self.target)
         gained = outcome.riscos + self.bonus_for_next(rules)

@@ -32,6 +32,7 @@ from scorekeeper.store.events import (
     ConflictError,
     DealCorrected,
     DealStarted,
+    DealThrownIn,
     Event,
     MatchStarted,
     RecordReplaced,
@@ -57,7 +58,7 @@ from scorekeeper.store.state import build_state
 
 __all__ = [
     "DEFAULT_TABLE", "EVENT_TYPES", "SCHEMA_VERSION",
-    "CardCorrected", "CardPlayed", "ConflictError", "DealCorrected", "DealStarted", "Event", "Folded",
+    "CardCorrected", "CardPlayed", "ConflictError", "DealCorrected", "DealStarted", "DealThrownIn", "Event", "Folded",
     "Match", "MatchStarted", "RecordReplaced", "RenunciaConfirmed", "RenunciaDismissed", "RulesChanged",
     "Store", "StoreError", "StoredEvent", "TrickGathered", "Undone",
     "build_state", "check_table_id", "default_db_path", "event_from_json", "event_to_json", "fold",

@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from scorekeeper.errors import ScorekeeperError
-from scorekeeper.rules import SEATS, Card
+from scorekeeper.rules import PACK, PLAYABLE, SEATS, Card, ThrowInReason
 
 
 class StoreError(ScorekeeperError):
@@ -33,7 +33,13 @@ class ConflictError(StoreError):
 
 
 def _card(text: Any) -> str:
-    return Card.parse(text).notation
+    # Any card a variant plays (the Azores 10s too): the replay checks the table's own deck.
+    return Card.parse(text, deck=PLAYABLE).notation
+
+
+def _turned(text: Any) -> str:
+    # The Azores cut their trunfo from the rejected 9s, 8s and 7s.
+    return Card.parse(text, deck=PACK).notation
 
 
 def _seat(value: Any, what: str) -> int:
@@ -62,7 +68,7 @@ class DealStarted:
 
     def __post_init__(self) -> None:
         _set(self, "dealer", _seat(self.dealer, "dealer"))
-        _set(self, "turned", _card(self.turned))
+        _set(self, "turned", _turned(self.turned))
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +123,7 @@ class DealCorrected:
         if self.dealer is not None:
             _set(self, "dealer", _seat(self.dealer, "dealer"))
         if self.turned is not None:
-            _set(self, "turned", _card(self.turned))
+            _set(self, "turned", _turned(self.turned))
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +198,21 @@ class RecordReplaced:
         _set(self, "record", dict(self.record))
 
 
+@dataclass(frozen=True, slots=True)
+class DealThrownIn:
+    """The current deal is void (``melar``, ``jogo_abaixo`` or ``manual``): no score, the same dealer deals again."""
+
+    kind: ClassVar[str] = "deal_thrown_in"
+    reason: str
+
+    def __post_init__(self) -> None:
+        try:
+            ThrowInReason(self.reason)
+        except ValueError:
+            choices = ", ".join(reason.value for reason in ThrowInReason)
+            raise StoreError(f"deal thrown in for {self.reason!r}: the reason is one of {choices}") from None
+
+
 Event = (
     DealStarted
     | CardPlayed
@@ -204,6 +225,7 @@ Event = (
     | RulesChanged
     | MatchStarted
     | RecordReplaced
+    | DealThrownIn
 )
 
 EVENT_TYPES: dict[str, type[Any]] = {
@@ -211,6 +233,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
     for cls in (
         DealStarted, CardPlayed, TrickGathered, CardCorrected, DealCorrected, Undone,
         RenunciaConfirmed, RenunciaDismissed, RulesChanged, MatchStarted, RecordReplaced,
+        DealThrownIn,
     )
 }
 

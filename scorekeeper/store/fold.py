@@ -26,6 +26,7 @@ from scorekeeper.store.events import (
     CardPlayed,
     DealCorrected,
     DealStarted,
+    DealThrownIn,
     MatchStarted,
     RecordReplaced,
     RenunciaConfirmed,
@@ -102,6 +103,11 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
     elif isinstance(event, CardPlayed):
         if not deals:
             raise StoreError(f"card {event.card}: no deal started yet: start one with its dealer and turned card")
+        if "thrown_in" in deals[-1]:
+            raise StoreError(
+                f"card {event.card}: deal {len(deals)} was thrown in ({deals[-1]['thrown_in']}): "
+                f"the same dealer (seat {deals[-1]['dealer']}) deals again, start the next deal"
+            )
         plays = deals[-1]["plays"]
         if len(plays) >= MAX_PLAYS:
             raise StoreError(f"card {event.card}: deal {len(deals)} already has its 40 cards: start a new deal")
@@ -142,6 +148,12 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
     elif isinstance(event, RecordReplaced):
         # The engine's parser checks the shape, so later events can rely on it.
         matches[-1] = Match(record=copy.deepcopy(parse_record(event.record).to_json()))
+    elif isinstance(event, DealThrownIn):
+        if not deals:
+            raise StoreError(f"deal thrown in ({event.reason}): no deal started yet")
+        if "thrown_in" in deals[-1]:
+            raise StoreError(f"deal {len(deals)} was already thrown in ({deals[-1]['thrown_in']})")
+        deals[-1]["thrown_in"] = event.reason  # whether the rules allow it is the engine's call
     else:  # pragma: no cover - every event type is handled above
         raise StoreError(f"event {event!r} has no meaning for a match")
 

@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from scorekeeper.errors import ScorekeeperError
-from scorekeeper.rules import next_seat, replay_record
+from scorekeeper.rules import replay_record, score_sheet
 from scorekeeper.store.fold import Folded
 
 
@@ -35,7 +35,6 @@ def build_state(table_id: str, seq: int, folded: Folded) -> dict[str, Any]:
             revoke["status"] = current.decisions.get(key, "suspected")
             revokes.append(dict(revoke, deal=number))
     deals = result["deals"]
-    last_dealer = deals[-1]["dealer"] if deals else None
     return {
         "table": table_id,
         "seq": seq,
@@ -45,7 +44,8 @@ def build_state(table_id: str, seq: int, folded: Folded) -> dict[str, Any]:
         "winner": result["winner"],
         "deals": deals,
         "current": deals[-1] if deals else None,
-        "next_dealer": 0 if last_dealer is None else next_seat(last_dealer),
+        "next_dealer": result["next_dealer"],
+        "sheet": score_sheet(result),
         "revokes": revokes,
         "history": [_summary(number, match.record) for number, match in enumerate(folded.matches[:-1], 1)],
     }

@@ -41,7 +41,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 
-from scorekeeper.errors import IllegalPlayError
+from scorekeeper.errors import IllegalPlayError, RulesError
 from scorekeeper.rules import DECK, Card, Deal, Rules
 from scorekeeper.rules.deal import TRICKS_PER_DEAL
 from scorekeeper.rules.trick import TRICK_SIZE
@@ -128,6 +128,16 @@ class _DealState:
         return self.deal.played | {p.card for p in self.hole.held}
 
 
+def check_camera_rules(rules: Rules) -> None:
+    """Refuse rules the camera cannot follow: the card reader knows the 40 cards of the standard deck."""
+    if rules.deck.deck.cards != DECK:
+        raise RulesError(
+            f"deck={rules.deck.value}: the card reader knows only the standard deck (it reads a 10 as not a "
+            "card), so the camera cannot follow this game: keep it on the page (scorekeeper serve), "
+            "or run with --rules tournament"
+        )
+
+
 class Tracker:
     """Feed it every frame's detections in order; it returns the game events each frame settles.
 
@@ -149,6 +159,7 @@ class Tracker:
             raise ValueError(f"fps {fps!r}: give the stream's frames per second (> 0)")
         self.geometry = geometry
         self.rules = rules if rules is not None else Rules()
+        check_camera_rules(self.rules)
         self.fps = fps
         self.thresholds = thresholds if thresholds is not None else Thresholds()
         t = self.thresholds
