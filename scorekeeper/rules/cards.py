@@ -16,7 +16,7 @@ Card.parse('TH', deck=AZORES_DECK)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 
 from scorekeeper.errors import InvalidCardError
@@ -114,13 +114,14 @@ class Card:
         cleaned = text.strip().upper()
         if len(cleaned) == 3 and cleaned.startswith("10"):
             cleaned = Rank.TEN.value + cleaned[2]
-        letters = " ".join(rank.value for rank in deck.readable_ranks)
+        readable = deck.rank_letters
+        letters = " ".join(readable)
         if len(cleaned) != 2:
             raise InvalidCardError(
                 f"unknown card {text!r}: write rank ({letters}) then suit (H S D C), like '7H'"
             )
         rank_letter, suit_letter = cleaned[0], cleaned[1]
-        if rank_letter not in {rank.value for rank in deck.readable_ranks}:
+        if rank_letter not in readable:
             hint = deck.missing_hint if rank_letter in "89T1" else ""
             shown = "10" if rank_letter == Rank.TEN.value else rank_letter
             raise InvalidCardError(f"unknown card {text!r}: rank {shown!r} is not one of {letters}{hint}")
@@ -173,16 +174,18 @@ class Deck:
     """The rejected ranks whose packet is cut to show the trunfo; empty: the dealer turns one of his cards."""
     missing_hint: str = ""
     """Said after an unknown rank, to explain which ranks this deck leaves out."""
+    cards: tuple[Card, ...] = field(init=False, repr=False, compare=False)
+    """The cards dealt and played, suit-major H S D C, each suit strongest first."""
+    cut_cards: tuple[Card, ...] = field(init=False, repr=False, compare=False)
+    """The cards the trunfo may be shown with when it is not one of the dealer's own."""
+    rank_letters: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """The notation letters :meth:`Card.parse` reads with this deck: ranks in play, then cut ranks."""
 
-    @property
-    def cards(self) -> tuple[Card, ...]:
-        """The cards dealt and played, suit-major H S D C, each suit strongest first."""
-        return tuple(Card(rank, suit) for suit in SUITS for rank in self.ranks)
-
-    @property
-    def cut_cards(self) -> tuple[Card, ...]:
-        """The cards the trunfo may be shown with when it is not one of the dealer's own."""
-        return tuple(Card(rank, suit) for suit in SUITS for rank in self.cut_ranks)
+    def __post_init__(self) -> None:
+        # Built once: the engine asks for them on every deal.
+        object.__setattr__(self, "cards", tuple(Card(rank, suit) for suit in SUITS for rank in self.ranks))
+        object.__setattr__(self, "cut_cards", tuple(Card(rank, suit) for suit in SUITS for rank in self.cut_ranks))
+        object.__setattr__(self, "rank_letters", tuple(rank.value for rank in self.readable_ranks))
 
     @property
     def readable_ranks(self) -> tuple[Rank, ...]:
