@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+_BINS = ((0.0, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 0.8), (0.8, 0.9), (0.9, 1.0))
 START = "<!-- figures:start -->"
 END = "<!-- figures:end -->"
 
@@ -16,22 +17,39 @@ END = "<!-- figures:end -->"
 def figures_markdown(metrics: dict[str, Any]) -> str:
     lines = [
         ("| set | detector size | stage 1 index AP50 | index recall / precision | stage 2 top-1 (top-3) "
-        "| 8/9/10 called not_a_card | card precision | card recall |"),
-        "|---|---|---|---|---|---|---|---|",
+        "| 8/9/10 called not_a_card | card precision | card recall | recall \u2665 / \u2660 / \u2666 / \u2663 |"),
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     rows: list[tuple[str, str, dict[str, Any]]] = []
     synthetic = metrics.get("synthetic_val")
     if synthetic:
         rows.append(("synthetic val", str(synthetic["detector_size"]), synthetic))
-    for size, block in (metrics.get("realcards_dev") or {}).items():
-        rows.append(("realcards-dev", size, block))
+    for key, name in (("realcards_dev", "realcards-dev"),
+                      ("realcards_dev_webcam_scale", "realcards-dev, webcam scale"),
+                      ("realcards_webcam", "realcards-webcam")):
+        for size, block in (metrics.get(key) or {}).items():
+            rows.append((name, size, block))
     for name, size, block in rows:
         s1, s2, cards = block["stage1"], block["stage2"], block["cards"]
+        suits = cards.get("suit_recall")
+        by_suit = " / ".join(str(round(suits[s], 2)) for s in ("H", "S", "D", "C")) if suits else "-"
         lines.append(
             f"| {name} | {size} | {s1['index_ap50']} | {s1['index_recall']} / {s1['index_precision']} "
             f"| {s2.get('top1')} ({s2.get('top3')}) | {s2.get('non_sueca_rejected', '-')} "
-            f"| {cards['card_precision']} | {cards['card_recall']} |"
+            f"| {cards['card_precision']} | {cards['card_recall']} | {by_suit} |"
         )
+    calibrated = [(name, size, block["calibration"]) for name, size, block in rows if block.get("calibration")]
+    if calibrated:
+        lines += ["", "Stage 2 calibration on the labelled real corners (share right at each confidence):", "",
+                  "| set | ECE | " + " | ".join(f"{low}-{high}" for low, high in _BINS) + " |",
+                  "|---|---|" + "---|" * len(_BINS)]
+        seen = set()
+        for name, _size, calibration in calibrated:
+            if name in seen:  # stage 2 does not depend on the detector's size
+                continue
+            seen.add(name)
+            right = {(b["from"], b["to"]): f"{b['right']} ({b['crops']})" for b in calibration["bins"]}
+            lines.append(f"| {name} | {calibration['ece']} | " + " | ".join(right.get(b, "-") for b in _BINS) + " |")
     latency = metrics.get("latency")
     if latency:
         lines += ["", (f"Latency, both stages, one {latency['frame']} frame: median "
