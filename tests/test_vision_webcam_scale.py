@@ -117,3 +117,22 @@ def test_thresholds_buy_recall_only_while_precision_holds() -> None:
     ]
     assert pick_thresholds(rows)["card_prob"] == 0.5
     assert pick_thresholds(rows, min_precision=0.999)["rule"].startswith("best F1")
+
+
+def test_the_model_card_shows_each_real_set_with_its_recall_by_suit(tmp_path: Path) -> None:
+    from scorekeeper.training.modelcard import update_model_card
+
+    block = {"stage1": {"index_ap50": 0.4, "index_recall": 0.5, "index_precision": 0.3},
+             "stage2": {"top1": 0.64, "top3": 0.76},
+             "cards": {"card_precision": 0.92, "card_recall": 0.32,
+                       "suit_recall": {"H": 0.32, "S": 0.25, "D": 0.22, "C": 0.01}},
+             "calibration": {"ece": 0.09, "bins": [{"from": 0.9, "to": 1.0, "crops": 35, "confidence": 0.95, "right": 1.0}]}}
+    card = tmp_path / "README.md"
+    card.write_text("# Card reader models\n\nWritten by people.\n<!-- figures:start -->\nold\n<!-- figures:end -->\nMore.\n")
+    update_model_card(card, {"realcards_webcam": {"640": block}, "realcards_dev_webcam_scale": {"640": block}})
+
+    text = card.read_text()
+    assert "| realcards-webcam | 640 |" in text and "| 0.92 | 0.32 | 0.32 / 0.25 / 0.22 / 0.01 |" in text
+    assert "| realcards-dev, webcam scale | 640 |" in text
+    assert "| realcards-webcam | 0.09 |" in text and "1.0 (35)" in text
+    assert "old" not in text and text.startswith("# Card reader models\n\nWritten by people.") and text.endswith("More.\n")
