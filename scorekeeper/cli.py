@@ -17,7 +17,7 @@ from scorekeeper.errors import ScorekeeperError
 
 COMMANDS: tuple[str, ...] = (
     "demo", "run", "calibrate", "serve", "replay", "track", "detect", "models", "enrol", "simulate",
-    "dataset", "train",
+    "dataset", "train", "tournament",
 )
 """Subcommand modules under ``scorekeeper.commands``, in the order ``--help`` lists them."""
 

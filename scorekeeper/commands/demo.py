@@ -9,7 +9,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from scorekeeper.commands.run import add_session_options, reader_factory, serve_session
+from scorekeeper.commands.run import (
+    add_session_options,
+    check_tournament_options,
+    reader_factory,
+    serve_session,
+    start_pusher,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -50,22 +56,36 @@ def demo_session(args: argparse.Namespace, *, database: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_tournament_options(args)
     with tempfile.TemporaryDirectory(prefix="scorekeeper-demo-") as scratch:
         database = args.db or str(Path(scratch) / "demo.db")
         session = demo_session(args, database=database)
         if not args.headless:
             return serve_session(session, args, hold_page=True)
-        return run_headless(session, as_json=args.json)
+        return run_headless(session, as_json=args.json, args=args)
 
 
-def run_headless(session: Any, *, as_json: bool) -> int:
+PUSH_GRACE = 10.0
+"""Seconds a headless demo waits at the end for the tournament server to hold the whole log."""
+
+
+def run_headless(session: Any, *, as_json: bool, args: argparse.Namespace | None = None) -> int:
     from scorekeeper.pipeline.progress import printer
     from scorekeeper.rules import replay_record
 
     store = session.open_store()
+    pusher = start_pusher(args, store, session.table_id) if args is not None else None
 
     session.on_event = printer(store, session.table_id)
-    stats = session.run(store)
+    try:
+        stats = session.run(store)
+    finally:
+        if pusher is not None:
+            if not pusher.wait_caught_up(PUSH_GRACE):
+                print(f"The tournament server holds {pusher.status.acked or 0} of "
+                      f"{store.last_seq(session.table_id)} events; the rest stay in {session.database}",
+                      file=sys.stderr)
+            pusher.stop()
     result = replay_record(store.record(session.table_id))
     print(
         f"Demo: {stats.frames_read} frames read at {stats.read_fps:.1f} frames/s; "

@@ -39,6 +39,9 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port of the page (default: 8000)")
     parser.add_argument("--model", help="card reader model folder or installed name (`scorekeeper models`; default: the active one)")
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+    parser.add_argument("--tournament", metavar="URL",
+                        help="also push the table's log to this tournament server (the table keeps its own)")
+    parser.add_argument("--table-key", metavar="KEY", help="the key the organiser gave this table (with --tournament)")
 
 
 def parse_rules(text: str) -> Any:
@@ -65,7 +68,18 @@ def _rule_value(text: str) -> Any:
     return {"true": True, "false": False}.get(text.lower(), text)
 
 
+def check_tournament_options(args: argparse.Namespace) -> None:
+    """One line, before anything starts, for a half-given or unusable ``--tournament``."""
+    from scorekeeper.tournament.pusher import PusherError, check_url
+
+    if bool(args.tournament) != bool(args.table_key):
+        raise PusherError("--tournament and --table-key go together: the server's address and this table's key")
+    if args.tournament:
+        check_url(args.tournament)
+
+
 def run(args: argparse.Namespace) -> int:
+    check_tournament_options(args)
     from scorekeeper.pipeline.session import TableSession
     from scorekeeper.store import check_table_id, default_db_path
     from scorekeeper.tracking.geometry import load_geometry
@@ -101,6 +115,7 @@ def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) ->
     from scorekeeper.web.server import announce, make_page_server, new_pin
 
     store = session.open_store()
+    pusher = start_pusher(args, store, session.table_id)
     pin = args.pin or new_pin()
     app = create_app({
         "DATABASE": session.database, "PIN": pin, "DEFAULT_TABLE": session.table_id,
@@ -123,4 +138,20 @@ def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) ->
         print("Stopped; the match is stored and continues at the next start.", file=sys.stderr)
     finally:
         page.stop()
+        if pusher is not None:
+            pusher.stop()
     return 0
+
+
+def start_pusher(args: argparse.Namespace, store: Any, table_id: str) -> Any:
+    """The tournament pusher for ``--tournament URL --table-key KEY``, running; None without them."""
+    check_tournament_options(args)
+    if not args.tournament:
+        return None
+    from scorekeeper.tournament.pusher import Pusher
+
+    url = args.tournament.rstrip("/")
+    pusher = Pusher(store, table_id, url, args.table_key, warn=lambda line: print(line, file=sys.stderr))
+    store.subscribe(lambda table, seq: pusher.wake())
+    print(f"Pushing table {table_id!r} to the tournament at {url}", flush=True)
+    return pusher.start()
