@@ -45,15 +45,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import psycopg  # noqa: E402
+import psycopg
 
-from scorekeeper.pipeline.recorder import to_store_event  # noqa: E402
-from scorekeeper.rules import replay_record  # noqa: E402
-from scorekeeper.store import RulesChanged, Store, event_from_json, event_to_json  # noqa: E402
-from scorekeeper.tournament.cluster import free_port, throwaway_cluster  # noqa: E402
-from scorekeeper.tournament.db import TournamentStore  # noqa: E402
-from scorekeeper.tournament.pusher import Pusher  # noqa: E402
-from scorekeeper.tournament.standings import Game, standings  # noqa: E402
+from scorekeeper.pipeline.recorder import to_store_event
+from scorekeeper.rules import replay_record
+from scorekeeper.store import RulesChanged, Store, event_from_json, event_to_json
+from scorekeeper.tournament.cluster import free_port, throwaway_cluster
+from scorekeeper.tournament.db import TournamentStore
+from scorekeeper.tournament.pusher import Pusher
+from scorekeeper.tournament.standings import Game, standings
 
 PIN = "9753"
 NAME = "soak"
@@ -97,7 +97,8 @@ def tracked_match(seed: int, deals: int) -> tuple[int, list[tuple[float, str, di
                 started += 1
                 if started > won_after:
                     break
-            stored = to_store_event(event, current_deal=lambda: max(started, 1))
+            deal_number = max(started, 1)
+            stored = to_store_event(event, current_deal=lambda number=deal_number: number)
             if stored is not None:
                 log.append((tracked.emitted_at[index] / float(truth["fps"]), *event_to_json(stored)))
         return attempt, log
@@ -189,7 +190,7 @@ class Server:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "scorekeeper.cli", "tournament", "serve", "--db", self.dsn, "--name", NAME,
                  "--host", "127.0.0.1", "--port", str(self.port), "--pin", PIN, "--threads", "64"],
-                stdout=log, stderr=log, env=env, preexec_fn=lambda: os.nice(5),
+                stdout=log, stderr=log, env=env,
             )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -23,7 +23,16 @@ from typing import Any
 
 import psycopg
 import psycopg_pool
-from flask import Blueprint, Flask, Response, current_app, jsonify, render_template, request, stream_with_context
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    jsonify,
+    render_template,
+    request,
+    stream_with_context,
+)
 from werkzeug.exceptions import HTTPException
 
 from scorekeeper.errors import ScorekeeperError

@@ -58,7 +58,7 @@ class Cluster:
 
     def _run(self, *command: str) -> None:
         prefix = ["runuser", "-u", "postgres", "--"] if self.as_root else []
-        result = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120)
+        result = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120, check=False)
         if result.returncode != 0:
             detail = (result.stderr or result.stdout).strip().splitlines()
             raise ClusterError(f"{Path(command[0]).name} failed: {detail[-1] if detail else result.returncode}")

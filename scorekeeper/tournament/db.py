@@ -34,8 +34,22 @@ from psycopg_pool import ConnectionPool
 
 from scorekeeper.errors import ScorekeeperError
 from scorekeeper.rules import replay_record
-from scorekeeper.store import StoredEvent, build_state, check_table_id, event_from_json, event_to_json, fold
-from scorekeeper.tournament.standings import Game, Scoring, Standing, TournamentError, pair_round, standings
+from scorekeeper.store import (
+    StoredEvent,
+    build_state,
+    check_table_id,
+    event_from_json,
+    event_to_json,
+    fold,
+)
+from scorekeeper.tournament.standings import (
+    Game,
+    Scoring,
+    Standing,
+    TournamentError,
+    pair_round,
+    standings,
+)
 
 CHANNEL = "scorekeeper_events"
 MAX_BATCH = 1000

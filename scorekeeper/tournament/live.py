@@ -84,8 +84,9 @@ class TournamentHub:
         yield _message("tables", summaries(None))
         while True:
             with self._changed:
-                woke = self._changed.wait_for(lambda: self._version != seen, timeout=self.heartbeat)
-                changed = [t for t, v in self._table_versions.items() if v > seen]
+                last = seen
+                woke = self._changed.wait_for(lambda last=last: self._version != last, timeout=self.heartbeat)
+                changed = [t for t, v in self._table_versions.items() if v > last]
                 seen = self._version
             if not woke:
                 yield "event: ping\ndata: {}\n\n"

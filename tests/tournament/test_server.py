@@ -21,24 +21,12 @@ from hypothesis import strategies as st
 
 from scorekeeper.cli import main
 from scorekeeper.rules import replay_record
-from scorekeeper.store import CardPlayed, DealStarted, Store
+from scorekeeper.store import Store
 from scorekeeper.tournament.app import create_tournament_app
 from scorekeeper.tournament.db import migrations
 from scorekeeper.tournament.pusher import Pusher
 from scorekeeper.tournament.standings import Game, Scoring, standings
-from tests.tournament_fixtures import (  # noqa: F401 - fixtures
-    ORGANISER,
-    PIN,
-    Served,
-    pg_dsn,
-    pg_server,
-    play_match,
-    push_items,
-    served,
-    table_store,
-    tournament_app,
-    tournament_name,
-)
+from tests.tournament.helpers import ORGANISER, PIN, Served, play_match, push_items, table_store
 
 KEY = "X-Scorekeeper-Key"
 

@@ -57,11 +57,11 @@ def test_rounds_paired_by_standings_never_repeat_an_opponent(teams: int, rounds:
 
 def any_new_pairing(names: list[str], played: set[frozenset[str]]) -> bool:
     """Whether some pairing (one team sitting out when odd) avoids every repeat: a bitmask search."""
-    from functools import lru_cache
+    from functools import cache
 
     n = len(names)
 
-    @lru_cache(maxsize=None)
+    @cache
     def can(left: int, bye_used: bool) -> bool:
         if left == 0:
             return True
