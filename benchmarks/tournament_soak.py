@@ -16,9 +16,9 @@ killed with SIGKILL and restarted, and one table is cut off (its connection refu
   showing it, p50/p99, with a baseline measured in the same run (one table alone, same servers);
 * ``--malformed`` malformed or unauthorised pushes answered without a 5xx and changing nothing.
 
-    python benchmarks/tournament_soak.py                       # 100 tables, 60 s cut-off
-    python benchmarks/tournament_soak.py --tables 20 --match-seconds 40 --cutoff 15
-    python benchmarks/tournament_soak.py --cutoff 300 --match-seconds 360
+    python benchmarks/tournament_soak.py                       # 100 tables, matches of 10 min, 120 s cut-off
+    python benchmarks/tournament_soak.py --tables 10 --match-seconds 40 --cutoff 10 --malformed 1000
+    python benchmarks/tournament_soak.py --cutoff 300
 """
 
 from __future__ import annotations
@@ -400,13 +400,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--deals", type=int, default=8, help="deals simulated per table (a match to 4 ends sooner)")
-    parser.add_argument("--match-seconds", type=float, default=90.0, help="each table's match compressed into this")
-    parser.add_argument("--cutoff", type=float, default=60.0, help="seconds one table is cut off")
+    parser.add_argument("--match-seconds", type=float, default=600.0,
+                        help="each table's match compressed into this (a real match to 4 takes 20-30 min)")
+    parser.add_argument("--cutoff", type=float, default=120.0, help="seconds one table is cut off")
     parser.add_argument("--kill-at", type=float, default=0.4,
                         help="share of the match at which server 1 is SIGKILLed (the table is cut off after)")
     parser.add_argument("--down", type=float, default=5.0, help="seconds server 1 stays dead")
     parser.add_argument("--malformed", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=9000)
+    parser.add_argument("--tables-dir", default="/dev/shm" if Path("/dev/shm").is_dir() else None,
+                        help="where the simulated tables keep their SQLite logs (default: /dev/shm: on one "
+                             "machine 100 tables' fsyncs would measure the disk, not the tournament)")
     parser.add_argument("--cache", metavar="FILE", help="keep the tracked matches here and reuse them next run")
     parser.add_argument("--db", help="a PostgreSQL DSN to use (default: a throw-away cluster)")
     args = parser.parse_args()
@@ -431,7 +435,7 @@ def main() -> int:
 
     with ExitStack() as stack:
         dsn = args.db or stack.enter_context(throwaway_cluster())
-        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="scorekeeper-soak-")))
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="scorekeeper-soak-", dir=args.tables_dir)))
         organiser = TournamentStore.open(dsn, NAME, pool_size=2)
         stack.callback(organiser.close)
         names = [f"mesa-{n}" for n in range(1, args.tables + 1)]
@@ -467,22 +471,26 @@ def main() -> int:
             thread.start()
 
         kill_at = start + args.kill_at * args.match_seconds  # before it: the steady phase, no fault
-        cut_at = kill_at + args.down + 2.0
-        schedule = sorted([(cut_at, "cut"), (cut_at + args.cutoff, "restore"), (kill_at, "kill")])
-        for when, what in schedule:
-            time.sleep(max(0.0, when - time.monotonic()))
-            if what == "cut":
-                gate.cut()
-                print(f"t={time.monotonic() - start:5.1f} s  {names[0]} cut off for {args.cutoff:.0f} s", flush=True)
-            elif what == "restore":
-                gate.restore()
-                print(f"t={time.monotonic() - start:5.1f} s  {names[0]} reconnected", flush=True)
-            else:
-                servers[0].kill()
-                print(f"t={time.monotonic() - start:5.1f} s  server 1 killed (SIGKILL)", flush=True)
-                time.sleep(args.down)
-                servers[0].start()
-                print(f"t={time.monotonic() - start:5.1f} s  server 1 restarted", flush=True)
+
+        def cut_off() -> None:
+            time.sleep(max(0.0, kill_at + 2.0 - time.monotonic()))
+            gate.cut()
+            print(f"t={time.monotonic() - start:5.1f} s  {names[0]} cut off for {args.cutoff:.0f} s", flush=True)
+            time.sleep(args.cutoff)
+            gate.restore()
+            print(f"t={time.monotonic() - start:5.1f} s  {names[0]} reconnected", flush=True)
+
+        cutter = threading.Thread(target=cut_off, daemon=True)
+        cutter.start()
+        time.sleep(max(0.0, kill_at - time.monotonic()))
+        servers[0].kill()
+        killed = time.monotonic()
+        print(f"t={killed - start:5.1f} s  server 1 killed (SIGKILL)", flush=True)
+        time.sleep(args.down)
+        servers[0].start()
+        down_for = time.monotonic() - killed
+        print(f"t={time.monotonic() - start:5.1f} s  server 1 restarted and answering", flush=True)
+        cutter.join()
         for thread in threads:
             thread.join()
         played_at = time.monotonic()
@@ -514,7 +522,7 @@ def main() -> int:
 
     print()
     print(f"tables: {args.tables}, {events_total} events, each match in {args.match_seconds:.0f} s, "
-          f"server 1 down {args.down:.0f} s, {names[0]} cut off {args.cutoff:.0f} s, {len(round_one)} games in round 1")
+          f"server 1 down {down_for:.0f} s (SIGKILL to answering again), {names[0]} cut off {args.cutoff:.0f} s, {len(round_one)} games in round 1")
     print(f"delay table event -> organiser page, baseline (one table alone): {ms(baseline)}")
     print(f"delay, {args.tables} tables, steady phase (appended before the kill): {ms(steady)}")
     print(f"delay, every event (outages and the cut-off table included):  {ms(every)}")

@@ -243,15 +243,21 @@ class TournamentStore:
             if not new:
                 return held
             try:
-                build_state(table_id, new[-1].seq, fold(log + new))
+                state = build_state(table_id, new[-1].seq, fold(log + new))
             except ScorekeeperError as error:
                 raise PushError(f"the log with events {new[0].seq}-{new[-1].seq} would not replay: {error}") from None
-            with conn.cursor() as cursor:
-                cursor.executemany(
-                    "INSERT INTO events (tournament, table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s, %s)",
-                    [(self.tournament, table_id, s.seq, *_row(s)) for s in new],
-                )
+            try:
+                with conn.cursor() as cursor:
+                    cursor.executemany(
+                        "INSERT INTO events (tournament, table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s, %s)",
+                        [(self.tournament, table_id, s.seq, *_row(s)) for s in new],
+                    )
+            except psycopg.errors.DataError as error:  # a value PostgreSQL cannot store: the push's fault
+                raise PushError(f"events {new[0].seq}-{new[-1].seq} cannot be stored: {_first_line(error)}") from None
             conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice(self.tournament, table_id, new[-1].seq)))
+        with self._lock:  # this process's pages will want it: folded once
+            self._logs[table_id] = log + new
+            self._states[table_id] = (new[-1].seq, state)
         return new[-1].seq
 
     def events(self, table_id: str) -> list[StoredEvent]:
@@ -494,9 +500,11 @@ def parse_push(items: Any) -> list[tuple[int, datetime, Any]]:
         if when is None or when.tzinfo is None:
             raise PushError(f"{where} (seq {seq}): at {at!r} is not an ISO time with its UTC offset")
         try:
-            json.dumps(event_to_json(event)[1], allow_nan=False)
+            text = json.dumps(event_to_json(event)[1], allow_nan=False)
         except (TypeError, ValueError):
             raise PushError(f"{where} (seq {seq}): its data is not plain JSON") from None
+        if "\\u0000" in text:  # PostgreSQL's JSON cannot hold a NUL character
+            raise PushError(f"{where} (seq {seq}): its data holds a NUL character (\\u0000)")
         parsed.append((seq, when, event))
     return parsed
 

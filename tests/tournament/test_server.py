@@ -141,6 +141,16 @@ def test_a_push_whose_log_would_not_replay_is_refused(client: FlaskClient) -> No
     assert held(client, "mesa-1") == 0
 
 
+def test_a_nul_character_is_refused_not_a_server_error(client: FlaskClient, a_match: Store) -> None:
+    key = add_table(client, "mesa-1")
+    items = push_items(a_match, "mesa-1")
+    assert items[2]["kind"] == "card_played"
+    sneaky = dict(items[2], data=dict(items[2]["data"], frame="\x00"))
+    response = push(client, "mesa-1", key, [*items[:2], sneaky])
+    assert response.status_code == 400 and "NUL" in response.get_json()["error"]
+    assert held(client, "mesa-1") == 0
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 2**40) | st.text(max_size=6) | st.sampled_from(["AH", "7C", "2S"]),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
