@@ -509,7 +509,9 @@ def main() -> int:
         unseen = sum(1 for t in tables for seq in t.appended_at if (t.name, seq) not in page.seen_at)
         finished = sum(1 for g in organiser.games() if g.winner is not None)
         every = delays(tables, page)
-        steady = delays(tables, page, outside=((start_wall + args.kill_at * args.match_seconds - 1.0, float("inf")),))
+        steady = delays(tables[1:], page, outside=((start_wall + args.kill_at * args.match_seconds - 1.0, float("inf")),))
+        appended = sorted(at for t in tables for at in t.appended_at.values())
+        rate = len(appended) / max(appended[-1] - appended[0], 1e-9)
         cut_table = delays(tables[:1], page)
 
         before = rows_fingerprint(dsn)
@@ -524,7 +526,8 @@ def main() -> int:
     print(f"tables: {args.tables}, {events_total} events, each match in {args.match_seconds:.0f} s, "
           f"server 1 down {down_for:.0f} s (SIGKILL to answering again), {names[0]} cut off {args.cutoff:.0f} s, {len(round_one)} games in round 1")
     print(f"delay table event -> organiser page, baseline (one table alone): {ms(baseline)}")
-    print(f"delay, {args.tables} tables, steady phase (appended before the kill): {ms(steady)}")
+    print(f"the tables appended {rate:.0f} events/s in all")
+    print(f"delay, {args.tables - 1} tables, steady phase (appended before the kill, not the cut-off table): {ms(steady)}")
     print(f"delay, every event (outages and the cut-off table included):  {ms(every)}")
     print(f"cut-off table: {ms(cut_table)}; the server held {held_cut[0]} of its {held_cut[1]} events at the end")
     print(f"all pushers caught up {catch_up:.1f} s after the last event: {caught_up}")
