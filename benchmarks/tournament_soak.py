@@ -420,8 +420,9 @@ def main() -> int:
     started = time.monotonic()
     jobs = [(args.seed + i, args.deals) for i in range(args.tables + 1)]
     cache = Path(args.cache) if args.cache else None
-    if cache is not None and cache.is_file() and json.loads(cache.read_text())["jobs"] == [list(j) for j in jobs]:
-        matches = [(seed, [tuple(e) for e in log]) for seed, log in json.loads(cache.read_text())["matches"]]
+    cached = json.loads(cache.read_text()) if cache is not None and cache.is_file() else None
+    if cached is not None and cached["jobs"][:len(jobs)] == [list(j) for j in jobs]:  # a longer run's will do
+        matches = [(seed, [tuple(e) for e in log]) for seed, log in cached["matches"][:len(jobs)]]
     else:
         with multiprocessing.get_context("fork").Pool(2) as pool:
             matches = pool.map(_tracked, jobs)
