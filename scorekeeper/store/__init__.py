@@ -26,6 +26,7 @@ Errors are :class:`StoreError` (or the engine's :class:`~scorekeeper.errors.Reco
 """
 
 from scorekeeper.store.events import (
+    DOUBT_REASONS,
     EVENT_TYPES,
     CardCorrected,
     CardPlayed,
@@ -33,6 +34,8 @@ from scorekeeper.store.events import (
     DealCorrected,
     DealStarted,
     DealThrownIn,
+    DoubtRaised,
+    DoubtSettled,
     Event,
     MatchStarted,
     RecordReplaced,
@@ -57,8 +60,9 @@ from scorekeeper.store.sqlite import (
 from scorekeeper.store.state import build_state
 
 __all__ = [
-    "DEFAULT_TABLE", "EVENT_TYPES", "SCHEMA_VERSION",
-    "CardCorrected", "CardPlayed", "ConflictError", "DealCorrected", "DealStarted", "DealThrownIn", "Event", "Folded",
+    "DEFAULT_TABLE", "DOUBT_REASONS", "EVENT_TYPES", "SCHEMA_VERSION",
+    "CardCorrected", "CardPlayed", "ConflictError", "DealCorrected", "DealStarted", "DealThrownIn", "DoubtRaised",
+    "DoubtSettled", "Event", "Folded",
     "Match", "MatchStarted", "RecordReplaced", "RenunciaConfirmed", "RenunciaDismissed", "RulesChanged",
     "Store", "StoreError", "StoredEvent", "TrickGathered", "Undone",
     "build_state", "check_table_id", "default_db_path", "event_from_json", "event_to_json", "fold",

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from scorekeeper.errors import ScorekeeperError
 from scorekeeper.rules import PACK, PLAYABLE, SEATS, Card, ThrowInReason
+from scorekeeper.rules.record import MAX_PLAYS
 
 
 class StoreError(ScorekeeperError):
@@ -211,6 +212,61 @@ class DealThrownIn:
         except ValueError:
             choices = ", ".join(reason.value for reason in ThrowInReason)
             raise StoreError(f"deal thrown in for {self.reason!r}: the reason is one of {choices}") from None
+DOUBT_REASONS: dict[str, str] = {
+    "missing_card": "a card of the vaza was never read",
+    "weak_read": "a card was read only faintly or briefly",
+    "seat": "a card came from another seat's side than the order of play says",
+    "illegal_read": "a card was read that the rules refuse for that seat",
+    "unexplained_read": "a read that no possible deal explains",
+    "suit_swap": "the reader seems to confuse two suits of this deck",
+}
+"""The tracker's doubts worth a person's attention, by the tracker's own key."""
+
+MAX_OPTIONS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class DoubtRaised:
+    """Something the tracker could not settle about deal ``deal`` (from 1), play ``play`` (from 1,
+    or None): ``options`` are the cards it may have been, likeliest first. The page shows it until
+    a :class:`DoubtSettled` names it."""
+
+    kind: ClassVar[str] = "doubt_raised"
+    deal: int
+    play: int | None
+    reason: str
+    options: tuple[str, ...]
+    frame: int | None = None
+
+    def __post_init__(self) -> None:
+        _positive(self.deal, "deal")
+        if self.play is not None and _positive(self.play, "play") > MAX_PLAYS:
+            raise StoreError(f"play {self.play!r}: a deal has {MAX_PLAYS} plays")
+        if self.reason not in DOUBT_REASONS:
+            raise StoreError(f"doubt reason {self.reason!r}: one of {', '.join(DOUBT_REASONS)}")
+        if isinstance(self.options, str | bytes) or not isinstance(self.options, list | tuple):
+            raise StoreError(f'options {self.options!r}: send a list of 1-{MAX_OPTIONS} cards like ["5C", "5S"]')
+        options = tuple(_card(option) for option in self.options)
+        if not 1 <= len(options) <= MAX_OPTIONS or len(set(options)) != len(options):
+            raise StoreError(f"options {list(options)}: 1 to {MAX_OPTIONS} different cards, likeliest first")
+        _set(self, "options", options)
+        if self.frame is not None and (isinstance(self.frame, bool) or not isinstance(self.frame, int)):
+            raise StoreError(f"frame {self.frame!r} is not a frame number")
+
+
+@dataclass(frozen=True, slots=True)
+class DoubtSettled:
+    """The doubt raised as event ``doubt`` (its ``seq``) is settled: ``card`` (one of its options)
+    is what that play was, or None when the table only dismisses it."""
+
+    kind: ClassVar[str] = "doubt_settled"
+    doubt: int
+    card: str | None = None
+
+    def __post_init__(self) -> None:
+        _positive(self.doubt, "doubt")
+        if self.card is not None:
+            _set(self, "card", _card(self.card))
 
 
 Event = (
@@ -226,6 +282,8 @@ Event = (
     | MatchStarted
     | RecordReplaced
     | DealThrownIn
+    | DoubtRaised
+    | DoubtSettled
 )
 
 EVENT_TYPES: dict[str, type[Any]] = {
@@ -234,6 +292,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
         DealStarted, CardPlayed, TrickGathered, CardCorrected, DealCorrected, Undone,
         RenunciaConfirmed, RenunciaDismissed, RulesChanged, MatchStarted, RecordReplaced,
         DealThrownIn,
+        DoubtRaised, DoubtSettled,
     )
 }
 
@@ -250,7 +309,7 @@ class StoredEvent:
 
 def event_to_json(event: Event) -> tuple[str, dict[str, Any]]:
     data = {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
-    return event.kind, data
+    return event.kind, {name: list(value) if isinstance(value, tuple) else value for name, value in data.items()}
 
 
 def event_from_json(kind: str, data: Any) -> Event:

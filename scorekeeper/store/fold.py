@@ -27,6 +27,8 @@ from scorekeeper.store.events import (
     DealCorrected,
     DealStarted,
     DealThrownIn,
+    DoubtRaised,
+    DoubtSettled,
     MatchStarted,
     RecordReplaced,
     RenunciaConfirmed,
@@ -51,6 +53,8 @@ class Match:
     record: dict[str, Any] = field(default_factory=lambda: {"rules": {}, "deals": []})
     decisions: dict[RevokeKey, str] = field(default_factory=dict)
     """``"confirmed"`` or ``"dismissed"`` per renúncia."""
+    doubts: dict[int, DoubtRaised] = field(default_factory=dict)
+    """The tracker's doubts still open, by the ``seq`` of their ``doubt_raised``."""
 
 
 @dataclass
@@ -154,8 +158,31 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
         if "thrown_in" in deals[-1]:
             raise StoreError(f"deal {len(deals)} was already thrown in ({deals[-1]['thrown_in']})")
         deals[-1]["thrown_in"] = event.reason  # whether the rules allow it is the engine's call
+    elif isinstance(event, DoubtRaised):
+        _deal(deals, event.deal)
+        match.doubts[stored.seq] = event
+    elif isinstance(event, DoubtSettled):
+        _settle(match, event)
     else:  # pragma: no cover - every event type is handled above
         raise StoreError(f"event {event!r} has no meaning for a match")
+
+
+def _settle(match: Match, event: DoubtSettled) -> None:
+    doubt = match.doubts.get(event.doubt)
+    if doubt is None:
+        raise StoreError(f"doubt {event.doubt} is not open in this match: see the open ones in the state's \"doubts\"")
+    if event.card is not None:
+        if event.card not in doubt.options:
+            raise StoreError(f"doubt {event.doubt}: {event.card} is not one of its options {', '.join(doubt.options)}")
+        if doubt.play is not None:
+            plays = _deal(match.record["deals"], doubt.deal)["plays"]
+            if doubt.play > len(plays):
+                raise StoreError(
+                    f"doubt {event.doubt} is about play {doubt.play} of deal {doubt.deal}, which has "
+                    f"{len(plays)} plays: settle it without a card, or once the play is recorded"
+                )
+            plays[doubt.play - 1] = event.card  # the same as a card correction of that play
+    del match.doubts[event.doubt]
 
 
 def _deal(deals: list[dict[str, Any]], number: int) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from scorekeeper.store.events import (
     ConflictError,
+    DoubtRaised,
     Event,
     RenunciaConfirmed,
     RenunciaDismissed,
@@ -191,12 +192,13 @@ class Store:
         return self._write(table_id, lambda log: list(events), at=at, expect=expect)
 
     def undo(self, table_id: str, *, at: datetime | None = None, expect: int | None = None) -> list[StoredEvent]:
-        """Undo the latest event that changed something (and the vaza gatherings after it)."""
+        """Undo the latest event that changed something (and the vaza gatherings and doubts after it)."""
 
         def undos(log: list[StoredEvent]) -> list[Event]:
             effective = in_effect(log)
             targets: list[Event] = []
-            while effective and isinstance(effective[-1].event, TrickGathered):
+            # A vaza's gathering and the tracker's doubts go with the play they followed.
+            while effective and isinstance(effective[-1].event, TrickGathered | DoubtRaised):
                 targets.append(Undone(seq=effective.pop().seq))
             if not effective:
                 raise StoreError("nothing to undo: the log of this table is empty")

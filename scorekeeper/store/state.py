@@ -10,6 +10,8 @@ from typing import Any
 
 from scorekeeper.errors import ScorekeeperError
 from scorekeeper.rules import replay_record, score_sheet
+from scorekeeper.rules.trick import TRICK_SIZE
+from scorekeeper.store.events import DoubtRaised
 from scorekeeper.store.fold import Folded
 
 
@@ -47,7 +49,24 @@ def build_state(table_id: str, seq: int, folded: Folded) -> dict[str, Any]:
         "next_dealer": result["next_dealer"],
         "sheet": score_sheet(result),
         "revokes": revokes,
+        "doubts": [_doubt(seq, doubt, current.record["deals"]) for seq, doubt in sorted(current.doubts.items())],
         "history": [_summary(number, match.record) for number, match in enumerate(folded.matches[:-1], 1)],
+    }
+
+
+def _doubt(seq: int, doubt: DoubtRaised, deals: list[dict[str, Any]]) -> dict[str, Any]:
+    """An open doubt as the page shows it: which vaza, the card recorded now and the options."""
+    plays = deals[doubt.deal - 1]["plays"]
+    recorded = plays[doubt.play - 1] if doubt.play is not None and doubt.play <= len(plays) else None
+    return {
+        "seq": seq,
+        "deal": doubt.deal,
+        "play": doubt.play,
+        "trick": None if doubt.play is None else (doubt.play - 1) // TRICK_SIZE + 1,
+        "reason": doubt.reason,
+        "options": list(doubt.options),
+        "card": recorded,
+        "frame": doubt.frame,
     }
 
 
