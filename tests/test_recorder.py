@@ -7,7 +7,7 @@ import pytest
 from scorekeeper.pipeline.recorder import StoreRecorder
 from scorekeeper.rules import Card, random_legal_deal
 from scorekeeper.store import CardPlayed as StoreCardPlayed
-from scorekeeper.store import DealStarted, Store
+from scorekeeper.store import DOUBT_REASONS, DealStarted, DoubtSettled, Store
 from scorekeeper.tracking import events as game
 
 
@@ -66,3 +66,92 @@ def test_a_missed_card_put_back_by_the_tracker_corrects_the_stored_deal(store):
     assert deals[1]["plays"] == ["AS", "5H", "KS", "QS"]
     assert deals[0]["plays"] == [card.notation for card in plays]
     assert store.state("mesa")["deals"][1]["points"] == {"nos": 17, "eles": 0}
+
+
+# -- the tracker's doubts ----------------------------------------------------------------------
+
+INFORMATIONAL = ("deduced", "stream_ended", "late_turned", "several_turned", "play_before_turned",
+                 "trick_vanished", "already_played")
+
+
+def doubt(reason, card=None, *, play=None, options=(), frame=25):
+    return game.Uncertain(frame=frame, deal=1, reason=reason, detail="…", card=card and Card.parse(card),
+                          seat=1, confidence=0.4, play=play, options=tuple(Card.parse(c) for c in options))
+
+
+def started(store):
+    recorder = StoreRecorder(store, "mesa", warn=pytest.fail)
+    recorder.record([game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9),
+                     played(10, 0, "AS"), played(20, 1, "5H")])
+    return recorder
+
+
+@pytest.mark.parametrize("reason", sorted(DOUBT_REASONS))
+def test_a_doubt_worth_the_tables_attention_reaches_the_state(store, reason):
+    started(store).record([doubt(reason, "5H")])
+    [shown] = store.state("mesa")["doubts"]
+    assert (shown["reason"], shown["play"], shown["trick"], shown["options"], shown["frame"]) == (
+        reason, 2, 1, ["5H"], 25)
+
+
+@pytest.mark.parametrize("reason", INFORMATIONAL)
+def test_the_trackers_own_bookkeeping_stays_out_of_the_log(store, reason):
+    recorder = started(store)
+    before = store.last_seq("mesa")
+    recorder.record([doubt(reason, "5H")])
+    assert store.last_seq("mesa") == before and store.state("mesa")["doubts"] == []
+
+
+def test_the_trackers_alternatives_and_play_are_kept_likeliest_first(store):
+    started(store).record([doubt("suit_swap", "5H", play=2, options=("5D", "5H", "4D", "3D", "2D", "KD"))])
+    [shown] = store.state("mesa")["doubts"]
+    assert shown["play"] == 2 and shown["options"] == ["5D", "5H", "4D", "3D", "2D"]
+
+
+def test_a_doubt_that_names_no_card_or_comes_before_any_deal_is_not_raised(store):
+    StoreRecorder(store, "mesa", warn=pytest.fail).record([doubt("weak_read", "5H")])
+    assert store.last_seq("mesa") == 0
+    started(store).record([doubt("missing_card")])
+    assert store.state("mesa")["doubts"] == []
+
+
+def test_a_refused_read_is_a_doubt_about_no_play(store):
+    started(store).record([doubt("illegal_read", "KH")])
+    [shown] = store.state("mesa")["doubts"]
+    assert shown["play"] is None and shown["options"] == ["KH"]
+
+
+def test_the_same_doubt_said_again_is_raised_once(store):
+    recorder = started(store)
+    recorder.record([doubt("weak_read", "5H")])
+    StoreRecorder(store, "mesa", warn=pytest.fail).record([doubt("weak_read", "5H", frame=99)])  # resumed
+    assert len(store.state("mesa")["doubts"]) == 1
+
+
+def test_a_play_the_tracker_corrects_settles_its_open_doubts(store):
+    recorder = started(store)
+    recorder.record([doubt("suit_swap", "5H", play=2, options=("5H", "5D")), doubt("seat", "AS")])
+    recorder.record([corrected(2, 1, "5D")])
+    assert store.record("mesa")["deals"][0]["plays"] == ["AS", "5D"]
+    [left] = store.state("mesa")["doubts"]
+    assert left["reason"] == "seat" and left["play"] == 1
+    settled = [s.event for s in store.events("mesa") if isinstance(s.event, DoubtSettled)]
+    assert [e.card for e in settled] == ["5D"]
+    recorder.record([corrected(1, 0, "AD")])  # not one of its options: settled without a card
+    assert store.state("mesa")["doubts"] == [] and store.record("mesa")["deals"][0]["plays"] == ["AD", "5D"]
+
+
+def test_a_suspected_renuncia_is_left_to_the_engine_and_the_page(store):
+    recorder = started(store)
+    before = store.last_seq("mesa")
+    recorder.record([game.RevokeFlagged(frame=30, deal=1, trick=1, seat=1, card=Card.parse("5H"), led="S",
+                                        proof="later", suspected=True, confidence=0.3)])
+    assert store.last_seq("mesa") == before
+
+
+def test_an_open_doubt_recorded_mid_deal_is_there_after_a_restart(tmp_path):
+    path = tmp_path / "match.db"
+    started(Store.open(path)).record([doubt("weak_read", "5H", options=("5H", "5D"))])
+    again = Store.open(path)  # the process stopped; a new one opens the same file
+    [shown] = again.state("mesa")["doubts"]
+    assert (shown["trick"], shown["options"], shown["card"]) == (1, ["5H", "5D"], "5H")
