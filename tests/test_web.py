@@ -14,7 +14,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from scorekeeper.store import CardPlayed, DealStarted, Store
+from scorekeeper.store import CardPlayed, DealStarted, DoubtRaised, Store
 from scorekeeper.web import create_app
 from scorekeeper.web.page import script_json
 from tests.test_store import legal_deal, revoke_deal
@@ -369,3 +369,67 @@ def test_a_lost_camera_shows_on_the_page_and_reaches_open_streams(tmp_path: Path
 
 def test_a_page_without_a_camera_says_nothing_about_one(client: FlaskClient) -> None:
     assert state(client)["live"] is None
+
+
+# -- the camera's doubts -----------------------------------------------------------------------
+
+
+def doubted(app: Flask, client: FlaskClient) -> tuple[int, list[str]]:
+    """Two plays recorded and a doubt about the second: the recorded card or the one after it."""
+    cards = started(client, plays=2)
+    other = next(card for card in cards[2:] if card[1] == cards[1][1])  # same suit: still legal
+    store = Store.open(app.config["DATABASE"])
+    [raised] = store.append("mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=[cards[1], other]))
+    return raised.seq, [cards[1], other]
+
+
+def test_an_open_doubt_is_on_the_page_until_the_table_settles_it(app: Flask, client: FlaskClient) -> None:
+    seq, options = doubted(app, client)
+    [shown] = state(client)["doubts"]
+    assert (shown["seq"], shown["trick"], shown["options"], shown["card"]) == (seq, 1, options, options[0])
+    assert post(client, "/api/doubt", {"doubt": seq, "card": options[1]}).status_code == 200
+    after = state(client)
+    assert after["doubts"] == [] and after["current"]["table"]["cards"][1] == options[1]
+    assert post(client, "/api/undo").status_code == 200
+    again = state(client)
+    assert [d["seq"] for d in again["doubts"]] == [seq] and again["current"]["table"]["cards"][1] == options[0]
+    assert post(client, "/api/doubt", {"doubt": seq, "card": None}).status_code == 200
+    assert state(client)["doubts"] == [] and state(client)["current"]["table"]["cards"][1] == options[0]
+
+
+def test_an_open_doubt_is_still_on_the_page_after_a_restart(app: Flask, client: FlaskClient, tmp_path: Path) -> None:
+    seq, options = doubted(app, client)
+    restarted = create_app({"TESTING": True, "DATABASE": app.config["DATABASE"], "PIN": PIN}).test_client()
+    assert [(d["seq"], d["options"]) for d in state(restarted)["doubts"]] == [(seq, options)]
+
+
+@pytest.mark.parametrize(("body", "headers", "status", "message"), [
+    ({"doubt": 99, "card": None}, AUTH, 400, "not open"),
+    ({"doubt": "first", "card": None}, AUTH, 400, "wrong type"),
+    ({"card": None}, AUTH, 400, "missing 'doubt'"),
+    ({"doubt": None, "card": "OTHER"}, AUTH, 400, "wrong type"),
+    ({"doubt": "SEQ", "card": ["OTHER"]}, AUTH, 400, "'card' has the wrong type"),
+    ({"doubt": "SEQ", "card": "XX"}, AUTH, 400, "unknown card"),
+    ({"doubt": "SEQ", "card": "OTHER", "play": 2}, AUTH, 400, "unknown field 'play'"),
+    ({"doubt": "SEQ", "card": "OTHER"}, {"X-Scorekeeper-Pin": "0000"}, 401, ""),
+])
+def test_a_malformed_settlement_gets_one_line_and_changes_nothing(
+    app: Flask, client: FlaskClient, body: Any, headers: dict[str, str], status: int, message: str
+) -> None:
+    seq, options = doubted(app, client)
+    fill = {"SEQ": seq, "OTHER": options[1]}
+    body = {name: [fill[v[0]]] if isinstance(v, list) else fill.get(v, v) for name, v in body.items()}
+    before = state(client)
+    response = post(client, "/api/doubt", body, headers=headers)
+    assert response.status_code == status
+    error = response.get_json()["error"]
+    assert message in error and "\n" not in error
+    assert state(client) == before
+
+
+def test_a_settlement_with_a_card_outside_the_options_is_refused(app: Flask, client: FlaskClient) -> None:
+    seq, options = doubted(app, client)
+    before = state(client)
+    response = post(client, "/api/doubt", {"doubt": seq, "card": "AD" if "AD" not in options else "AC"})
+    assert response.status_code == 400 and "not one of its options" in response.get_json()["error"]
+    assert state(client) == before

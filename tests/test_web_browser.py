@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from scorekeeper.store import CardPlayed, DealStarted, RulesChanged, Store
+from scorekeeper.store import CardPlayed, DealStarted, DoubtRaised, RulesChanged, Store
 from scorekeeper.web import create_app
 from tests.test_store import legal_deal, revoke_deal
 
@@ -158,3 +158,23 @@ def test_phone_screenshot(server: tuple[str, Store], page: Any) -> None:
     target = os.environ.get("SCOREKEEPER_SCREENSHOT")
     if target:
         page.screenshot(path=target, full_page=True)
+
+
+def test_the_table_settles_a_doubt_by_tapping_a_card(server: tuple[str, Store], page: Any) -> None:
+    base, store = server
+    turned, plays = legal_deal(26)
+    other = next(card for card in plays[2:] if card[1] == plays[1][1] and card != turned)
+    store.append("mesa", DealStarted(dealer=0, turned=turned), CardPlayed(plays[0]), CardPlayed(plays[1]))
+    page.goto(base + "/")
+    page.wait_for_selector("#conn.live", timeout=5000)
+    [raised] = store.append("mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=[plays[1], other]))
+    page.wait_for_selector("#doubts:not([hidden]) .doubt", timeout=3000)
+    assert "Vaza 1:" in page.inner_text("#doubts") and " ou " in page.inner_text("#doubts")
+    page.click(f"#doubts button[data-card='{other}']")  # without the PIN: the page asks for it
+    page.wait_for_selector("#controls[open]")
+    assert store.state("mesa")["doubts"] != []
+    page.fill("#pin", PIN)
+    page.click(f"#doubts button[data-card='{other}']")
+    page.wait_for_selector("#doubts[hidden]", state="attached", timeout=3000)
+    assert store.record("mesa")["deals"][0]["plays"][1] == other
+    assert store.state("mesa")["doubts"] == [] and raised.seq == 4

@@ -23,6 +23,7 @@ from scorekeeper.store import (
     ConflictError,
     DealCorrected,
     DealStarted,
+    DoubtSettled,
     Event,
     MatchStarted,
     RecordReplaced,
@@ -239,6 +240,23 @@ def renuncia(table: str | None) -> Response:
     trick = field(data, "trick", int, example='"trick": 8')
     seat = field(data, "seat", int, example='"seat": 3')
     return write(table, data, kinds[decision](deal=deal, trick=trick, seat=seat))
+
+
+@route("doubt", methods=["POST"])
+@pin_required
+def settle_doubt(table: str | None) -> Response:
+    """The table's answer to an open doubt: ``{"doubt": 12, "card": "5S"}`` (one of its options,
+    which corrects that play) or ``"card": null`` (leave the play as recorded)."""
+    data = body()
+    example = '{"doubt": 12, "card": "5S"} (the seq of an open doubt, one of its options or null)'
+    unknown = sorted(set(data) - {"doubt", "card", "expect"})
+    if unknown:
+        raise StoreError(f"unknown field {unknown[0]!r}: send {example}")
+    seq = field(data, "doubt", int, example=example)
+    card = data.get("card")
+    if card is not None and not isinstance(card, str):
+        raise StoreError(f"'card' has the wrong type ({card!r}): send {example}")
+    return write(table, data, DoubtSettled(doubt=seq, card=card))
 
 
 @route("match", methods=["POST"])

@@ -78,6 +78,23 @@
     }).join("");
   }
 
+  // The camera's open doubts: the table taps the right card, or leaves the play as recorded.
+  function renderDoubts() {
+    const doubts = state.doubts || [];
+    const current = state.current ? state.current.number : 0;
+    const box = $("doubts");
+    box.hidden = doubts.length === 0;
+    box.innerHTML = doubts.length === 0 ? "" : `<h3>${esc(W.doubts)}</h3>` + doubts.map((d) => {
+      const options = d.options.map((c) => card(c)).join(esc(W.doubt_or));
+      const text = d.trick ? fmt(W.doubt_text, { trick: d.trick, options: options }) : fmt(W.doubt_text_no_play, { options: options });
+      const where = d.deal !== current ? ` <small>${esc(W.deal)} ${d.deal}</small>` : "";
+      const buttons = d.options.map((c) => `<button data-doubt="${d.seq}" data-card="${esc(c)}">${card(c)}</button>`).join("") +
+        `<button data-doubt="${d.seq}" data-card="">${esc(W.doubt_keep)}</button>`;
+      return `<div class="doubt"><p><b>${text}</b>${where} <small class="muted">${esc(W["doubt_" + d.reason] || d.reason)}</small></p>` +
+        `<div class="row">${buttons}</div></div>`;
+    }).join("") + `<p class="muted">${esc(W.doubt_tap)}</p>`;
+  }
+
   function renderDeal() {
     const d = state.current;
     if (!d) {
@@ -178,6 +195,7 @@
     win.innerHTML = state.winner ? `${esc(W.winner)} <b>${esc(W[state.winner])}</b> · ${state.score.nos}–${state.score.eles}` : "";
     renderCamera();
     renderAlert();
+    renderDoubts();
     renderDeal();
     renderMesa();
     renderVazas();
@@ -265,6 +283,7 @@
     const b = e.target.closest("button");
     if (!b) return;
     if (b.dataset.action) actions[b.dataset.action]();
+    if (b.dataset.doubt) send("doubt", { doubt: Number(b.dataset.doubt), card: b.dataset.card || null });
     if (b.dataset.renuncia) send("renuncia", {
       decision: b.dataset.renuncia, deal: Number(b.dataset.deal),
       trick: Number(b.dataset.trick), seat: Number(b.dataset.seat),
