@@ -142,17 +142,12 @@ class Uncertain:
     card: Card | None = None
     seat: int | None = None
     confidence: float | None = None
-    play: int | None = None
-    """The play of the deal (from 1) the doubt is about, when it is about one."""
-    options: tuple[Card, ...] = ()
-    """The cards it may have been, likeliest first (empty when the tracker has no alternatives)."""
 
     def to_json(self) -> Json:
         return {"type": self.type, "frame": self.frame, "deal": self.deal, "reason": self.reason,
                 "detail": self.detail, "card": self.card.notation if self.card else None,
                 "seat": self.seat,
-                "confidence": None if self.confidence is None else round(self.confidence, 3),
-                "play": self.play, "options": [c.notation for c in self.options]}
+                "confidence": None if self.confidence is None else round(self.confidence, 3)}
 
 
 Event = DealStarted | CardPlayed | PlayCorrected | TrickGathered | DealEnded | RevokeFlagged | Uncertain
