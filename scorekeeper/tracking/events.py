@@ -137,17 +137,22 @@ class Uncertain:
     reason: str
     """A short stable key: ``seat``, ``weak_read``, ``trick_vanished``, ``already_played``,
     ``illegal_read``, ``several_turned``, ``play_before_turned``, ``late_turned``, ``missing_card``,
-    ``deduced``, ``stream_ended``."""
+    ``deduced``, ``stream_ended``, ``unexplained_read``, ``suit_swap``."""
     detail: str
     card: Card | None = None
     seat: int | None = None
     confidence: float | None = None
+    play: int | None = None
+    """The play number in the deal (from 1) when the doubt is about one play."""
+    options: tuple[Card, ...] = ()
+    """The cards it may be, likeliest first (empty when the doubt is not about a card's identity)."""
 
     def to_json(self) -> Json:
         return {"type": self.type, "frame": self.frame, "deal": self.deal, "reason": self.reason,
                 "detail": self.detail, "card": self.card.notation if self.card else None,
                 "seat": self.seat,
-                "confidence": None if self.confidence is None else round(self.confidence, 3)}
+                "confidence": None if self.confidence is None else round(self.confidence, 3),
+                "play": self.play, "options": [c.notation for c in self.options]}
 
 
 Event = DealStarted | CardPlayed | PlayCorrected | TrickGathered | DealEnded | RevokeFlagged | Uncertain
