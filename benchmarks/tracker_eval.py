@@ -44,9 +44,9 @@ def evaluate_seed(seed: int, *, fps: float, deals: int, noise: Noise) -> dict[st
     comparison = compare(truth["record"], tracked.record)
     landed = {(e["deal"], e["card"]): e["frame"] for e in truth["events"]
               if e["type"] == "card_played"}
-    delays = [tracked.emitted_at[i] - landed[(e.deal - 1, e.card.notation)]
+    delays = [tracked.emitted_at[i] - landed[(e.deal, e.card.notation)]
               for i, e in enumerate(tracked.events)
-              if isinstance(e, CardPlayed) and (e.deal - 1, e.card.notation) in landed]
+              if isinstance(e, CardPlayed) and (e.deal, e.card.notation) in landed]
     flags: dict[str, int] = {}
     for e in tracked.events:
         if isinstance(e, Uncertain):

@@ -70,7 +70,7 @@ def test_every_deal_tells_its_story_in_order() -> None:
     truth = simulate(9, 2).truth
     frames = [e["frame"] for e in truth["events"]]
     assert frames == sorted(frames) and frames[-1] < truth["frames"]
-    for number, deal in enumerate(truth["deals"]):
+    for number, deal in enumerate(truth["deals"], start=1):
         events = [e for e in truth["events"] if e["deal"] == number]
         kinds = [e["type"] for e in events]
         assert kinds[0] == "deal_started" and kinds[-1] == "deal_ended"

@@ -49,6 +49,19 @@ def test_a_whole_simulated_deal_is_rebuilt_exactly() -> None:
             assert -0.2 * fps <= tracked.emitted_at[i] - landed[e.card.notation] <= 0.5 * fps
 
 
+def test_the_truth_speaks_the_trackers_events() -> None:
+    """The simulator's ground truth is the tracker's own events: a perfect run of the tracker says
+    the same, field for field, but for when it saw each thing and how sure it was."""
+    frames, truth = simulate_detections(SEED, 2)
+    tracked = track_stream(frames, tracker_for(truth))
+    measured = {"frame", "confidence", "side_seat"}
+    said = [{k: v for k, v in e.to_json().items() if k not in measured} for e in tracked.events]
+    staged = [{k: e[k] for k in d} for e, d in zip(truth["events"], said)]
+    assert [d["type"] for d in said] == [e["type"] for e in truth["events"]]
+    assert said == staged
+    assert {e["deal"] for e in truth["events"]} == {1, 2}
+
+
 @pytest.mark.parametrize("seed", [SEED, SEED + 1])
 def test_degraded_detections_still_give_every_trick(seed: int) -> None:
     frames, truth = simulate_detections(seed, 1, fps=10)

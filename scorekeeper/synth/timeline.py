@@ -1,9 +1,11 @@
 """The one source of truth for where every card and hand is in every frame of a simulated deal.
 
 A :class:`Timeline` is a list of :class:`Track` (one card, trick stack or hand, keyframed poses)
-plus the ground-truth events. :meth:`Timeline.scene` evaluates a frame; the renderer draws that
-scene and :mod:`scorekeeper.synth.truth` lists the cards visible in it, so pixels and labels
-cannot drift apart.
+plus the ground-truth events: the tracker's own event types (:mod:`scorekeeper.tracking.events`),
+as a tracker that missed nothing would emit them (deals from 1, every read at confidence 1), with
+where on the table each was staged added (:func:`truth_event`). :meth:`Timeline.scene` evaluates
+a frame; the renderer draws that scene and :mod:`scorekeeper.synth.truth` lists the cards visible
+in it, so pixels and labels cannot drift apart.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from scorekeeper.rules import Card
 from scorekeeper.synth.camera import CameraPlan, FrameEffects
 from scorekeeper.synth.geometry import Pose, TableLayout, apply_homography, card_corners
 from scorekeeper.synth.plan import DealPlan
+from scorekeeper.tracking import events as game
 
 CARD, STACK, HAND = "card", "stack", "hand"
 
@@ -336,7 +339,7 @@ def build_timeline(
     """
     director = _Director(rng, layout, fps, pace)
     director.wait(0.5, 0.8)
-    for number, plan in enumerate(plans):
+    for number, plan in enumerate(plans, start=1):
         _stage_deal(director, plan, number)
     director.wait(0.6, 1.0)
     camera = (
@@ -367,18 +370,10 @@ def _stage_deal(d: _Director, plan: DealPlan, number: int) -> None:
     turned_side = 1.0 if (turned_pose.x - cx) * oy - (turned_pose.y - cy) * ox > 0 else -1.0
     turned = d.add(Track(kind=CARD, keys=[], end=0, z=d.z(), card=plan.turned, seat=dealer))
     settled = d.slide_in(dealer, turned, turned_pose, None)
-    d.events.append(
-        {
-            "frame": settled,
-            "type": "deal_started",
-            "deal": number,
-            "dealer": dealer,
-            "turned": plan.turned.notation,
-            "trump": plan.turned.suit.value,
-            "side": layout.sides[dealer],
-            "box": _frame_box(layout, turned_pose),
-        }
-    )
+    d.events.append(truth_event(
+        game.DealStarted(frame=settled, deal=number, dealer=dealer, turned=plan.turned, confidence=1.0),
+        trump=plan.turned.suit.value, side=layout.sides[dealer], box=_frame_box(layout, turned_pose),
+    ))
     d.wait(0.6, 1.2)
     stacks: list[Track] = []
     pile_count = {seat: 0 for seat in range(4)}
@@ -400,46 +395,32 @@ def _stage_deal(d: _Director, plan: DealPlan, number: int) -> None:
                 # The turned card leaves its spot as a new track, so it passes over the trick.
                 turned.end = track.start
             on_table.append(track)
-            d.events.append(
-                {
-                    "frame": landed,
-                    "type": "card_played",
-                    "deal": number,
-                    "trick": trick.number,
-                    "position": position,
-                    "seat": seat,
-                    "card": card.notation,
-                    "side": layout.sides[seat],
-                    "from_turned": card == plan.turned,
-                }
-            )
+            d.events.append(truth_event(
+                game.CardPlayed(frame=landed, deal=number, trick=trick.number, seat=seat, card=card,
+                                confidence=1.0, side_seat=seat),
+                position=position, side=layout.sides[seat], from_turned=card == plan.turned,
+            ))
         d.wait(0.6, 1.4)
         gathered = _gather(d, trick.winner, on_table, pile_count[trick.winner], -turned_side)
         pile_count[trick.winner] += 1
         stacks.append(gathered[1])
-        d.events.append(
-            {
-                "frame": gathered[0],
-                "type": "trick_gathered",
-                "deal": number,
-                "trick": trick.number,
-                "winner": trick.winner,
-                "points": trick.points,
-                "cards": [card.notation for card in trick.cards],
-                "side": layout.sides[trick.winner],
-            }
-        )
+        d.events.append(truth_event(
+            game.TrickGathered(frame=gathered[0], deal=number, trick=trick.number, winner=trick.winner,
+                               cards=tuple(trick.cards), points=trick.points),
+            side=layout.sides[trick.winner],
+        ))
     d.wait(0.8, 1.5)
-    d.events.append(
-        {
-            "frame": d.now,
-            "type": "deal_ended",
-            "deal": number,
-            "points": dict(plan.points),
-            "revokes": [dict(r) for r in plan.revokes],
-        }
-    )
+    d.events.append(truth_event(
+        game.DealEnded(frame=d.now, deal=number, points=dict(plan.points)),
+        revokes=[dict(r) for r in plan.revokes],
+    ))
     _clear_table(d, stacks, (dealer + 1) % 4)
+
+
+def truth_event(event: game.Event, **staging: object) -> dict[str, object]:
+    """One ground-truth event: the tracker's event as JSON, plus how the simulator staged it
+    (``side`` of the table, the turned card's ``box``, a card's ``position`` in its vaza...)."""
+    return {**event.to_json(), **staging}
 
 
 def _frame_box(layout: TableLayout, pose: Pose) -> list[float]:
