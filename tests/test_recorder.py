@@ -6,8 +6,8 @@ import pytest
 
 from scorekeeper.pipeline.recorder import StoreRecorder
 from scorekeeper.rules import Card, random_legal_deal
-from scorekeeper.store import CardPlayed as StoreCardPlayed
 from scorekeeper.store import DOUBT_REASONS, DealStarted, DoubtSettled, Store
+from scorekeeper.store import CardPlayed as StoreCardPlayed
 from scorekeeper.tracking import events as game
 
 
