@@ -17,7 +17,8 @@ The API the tracker and the web app use::
     store.undo("mesa")                             # cancels the latest event still in effect
     store.events("mesa")     # [StoredEvent(table_id, seq, at, event), ...] the whole log
     store.record("mesa")     # {"rules": {...}, "deals": [{"dealer", "trump", "plays"}]}
-    store.state("mesa")      # replay result + "score", "current" deal, "revokes" with status, "history"
+    store.state("mesa")      # replay result + "score", "current" deal, "revokes" with status, open
+                             # "doubts" (DoubtRaised until a DoubtSettled names its seq), "history"
     store.subscribe(lambda table, seq: ...)        # told after each append through this object
 
 Errors are :class:`StoreError` (or the engine's :class:`~scorekeeper.errors.RecordError` and
