@@ -35,9 +35,17 @@ def raise_doubt(store: Store, play: int | None = 1, options=("5C", "5S"), reason
 def test_an_open_doubt_is_in_the_state_with_its_vaza_and_recorded_card(store):
     seq = raise_doubt(store)
     assert store.state("mesa")["doubts"] == [{
-        "seq": seq, "deal": 1, "play": 1, "trick": 1, "reason": "suit_swap",
+        "seq": seq, "deal": 1, "play": 1, "trick": 1, "seat": 1, "reason": "suit_swap",
         "options": ["5C", "5S"], "card": "5C", "frame": 41,
     }]
+
+
+def test_a_doubt_names_the_seat_once_its_play_is_recorded(store):
+    raise_doubt(store, play=2, options=("7C", "7S"))
+    raise_doubt(store, play=3, options=("KC", "KS"))
+    assert [(d["trick"], d["seat"], d["card"]) for d in store.state("mesa")["doubts"]] == [(1, 2, "7C"), (1, None, None)]
+    store.append("mesa", CardPlayed("KC"))
+    assert [(d["seat"], d["card"]) for d in store.state("mesa")["doubts"]] == [(2, "7C"), (3, "KC")]
 
 
 def test_a_doubt_survives_closing_and_opening_the_store(store, tmp_path):

@@ -49,23 +49,31 @@ def build_state(table_id: str, seq: int, folded: Folded) -> dict[str, Any]:
         "next_dealer": result["next_dealer"],
         "sheet": score_sheet(result),
         "revokes": revokes,
-        "doubts": [_doubt(seq, doubt, current.record["deals"]) for seq, doubt in sorted(current.doubts.items())],
+        "doubts": [_doubt(seq, doubt, deals) for seq, doubt in sorted(current.doubts.items())],
         "history": [_summary(number, match.record) for number, match in enumerate(folded.matches[:-1], 1)],
     }
 
 
 def _doubt(seq: int, doubt: DoubtRaised, deals: list[dict[str, Any]]) -> dict[str, Any]:
-    """An open doubt as the page shows it: which vaza, the card recorded now and the options."""
-    plays = deals[doubt.deal - 1]["plays"]
-    recorded = plays[doubt.play - 1] if doubt.play is not None and doubt.play <= len(plays) else None
+    """An open doubt as the page shows it: which vaza and seat, the card recorded now, the options."""
+    trick = seat = card = None
+    if doubt.play is not None:
+        number, position = divmod(doubt.play - 1, TRICK_SIZE)
+        replayed = deals[doubt.deal - 1]
+        vazas = [*replayed["tricks"], replayed["table"]]
+        if number < len(vazas) and position < len(vazas[number]["cards"]):
+            seat = next_seat(vazas[number]["leader"], position)
+            card = vazas[number]["cards"][position]
+        trick = number + 1
     return {
         "seq": seq,
         "deal": doubt.deal,
         "play": doubt.play,
-        "trick": None if doubt.play is None else (doubt.play - 1) // TRICK_SIZE + 1,
+        "trick": trick,
+        "seat": seat,
         "reason": doubt.reason,
         "options": list(doubt.options),
-        "card": recorded,
+        "card": card,
         "frame": doubt.frame,
     }
 

@@ -86,7 +86,8 @@
     box.hidden = doubts.length === 0;
     box.innerHTML = doubts.length === 0 ? "" : `<h3>${esc(W.doubts)}</h3>` + doubts.map((d) => {
       const options = d.options.map((c) => card(c)).join(esc(W.doubt_or));
-      const text = d.trick ? fmt(W.doubt_text, { trick: d.trick, options: options }) : fmt(W.doubt_text_no_play, { options: options });
+      const seat = d.seat === null ? "" : ` (${esc(seatName(d.seat))})`;
+      const text = d.trick ? fmt(W.doubt_text, { trick: d.trick, seat: seat, options: options }) : fmt(W.doubt_text_no_play, { options: options });
       const where = d.deal !== current ? ` <small>${esc(W.deal)} ${d.deal}</small>` : "";
       const buttons = d.options.map((c) => `<button data-doubt="${d.seq}" data-card="${esc(c)}">${card(c)}</button>`).join("") +
         `<button data-doubt="${d.seq}" data-card="">${esc(W.doubt_keep)}</button>`;
