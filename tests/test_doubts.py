@@ -10,6 +10,7 @@ from scorekeeper.store import (
     CardCorrected,
     CardPlayed,
     DealStarted,
+    DealThrownIn,
     DoubtRaised,
     DoubtSettled,
     MatchStarted,
@@ -183,3 +184,13 @@ def test_doubt_events_round_trip_through_json():
         assert event_from_json(kind, data) == event
     assert event_to_json(raised) == ("doubt_raised", {
         "deal": 2, "play": 7, "reason": "suit_swap", "options": ["5C", "5S"], "frame": 300})
+
+
+def test_a_deal_thrown_in_takes_its_open_doubts_and_an_undo_brings_them_back(store):
+    seq = raise_doubt(store)
+    store.append("mesa", DealThrownIn(reason="manual"))
+    assert store.state("mesa")["doubts"] == []
+    with pytest.raises(StoreError, match="is not open"):
+        store.append("mesa", DoubtSettled(doubt=seq, card="5S"))
+    store.undo("mesa")
+    assert [d["seq"] for d in store.state("mesa")["doubts"]] == [seq]

@@ -158,6 +158,8 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
         if "thrown_in" in deals[-1]:
             raise StoreError(f"deal {len(deals)} was already thrown in ({deals[-1]['thrown_in']})")
         deals[-1]["thrown_in"] = event.reason  # whether the rules allow it is the engine's call
+        # A void deal has nothing left to settle: its open doubts go with it (an undo brings them back).
+        match.doubts = {seq: d for seq, d in match.doubts.items() if d.deal != len(deals)}
     elif isinstance(event, DoubtRaised):
         _deal(deals, event.deal)
         match.doubts[stored.seq] = event

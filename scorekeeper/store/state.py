@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from scorekeeper.errors import ScorekeeperError
-from scorekeeper.rules import replay_record, score_sheet
+from scorekeeper.rules import next_seat, replay_record, score_sheet
 from scorekeeper.rules.trick import TRICK_SIZE
 from scorekeeper.store.events import DoubtRaised
 from scorekeeper.store.fold import Folded
