@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -37,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # OpenCV's own "[ WARN:0@...]" / "[ERROR:...]" lines would come before our one-line errors and
+    # say the same thing in its words; set before any command imports cv2 (a user's value wins).
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

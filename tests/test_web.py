@@ -211,11 +211,14 @@ def test_renuncia_alert_confirmed_and_dismissed(client: FlaskClient) -> None:
 
 def test_rules_and_a_new_match(client: FlaskClient) -> None:
     assert post(client, "/api/rules", {"target": 7}).get_json()["rules"]["target"] == 7
-    started(client, plays=2)
+    cards = started(client, plays=2)
     fresh = post(client, "/api/match", {"rules": {"tie": "carry"}}).get_json()
-    assert fresh["match"] == 2 and fresh["current"] is None
     assert fresh["rules"]["target"] == 7 and fresh["rules"]["tie"] == "carry"
-    assert fresh["history"][0]["deals"] == 1
+    # The deal being played moves into the new match: its cards are still on the table.
+    assert fresh["match"] == 2 and fresh["current"]["number"] == 1
+    assert [c for t in fresh["current"]["tricks"] for c in t["cards"]] + fresh["current"]["table"]["cards"] == cards[:2]
+    assert fresh["history"][0]["deals"] == 0
+    assert post(client, "/api/plays", {"card": cards[2]}).status_code == 200
 
 
 def test_a_whole_record_replaces_the_match(client: FlaskClient) -> None:

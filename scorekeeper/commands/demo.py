@@ -51,12 +51,16 @@ def demo_session(args: argparse.Namespace, *, database: str) -> Any:
         rules=Rules.from_json(truth["record"].get("rules")),
         geometry=TableGeometry.from_json(truth["geometry"]),
         realtime=not args.fast,
+        confirm_next_match=args.confirm_next_match,
         warn=lambda line: print(line, file=sys.stderr),
     )
 
 
 def run(args: argparse.Namespace) -> int:
     check_tournament_options(args)
+    from scorekeeper.vision.registry import model_notice
+
+    print(model_notice(args.model), file=sys.stderr if args.json else sys.stdout, flush=True)
     with tempfile.TemporaryDirectory(prefix="scorekeeper-demo-") as scratch:
         database = args.db or str(Path(scratch) / "demo.db")
         session = demo_session(args, database=database)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from scorekeeper.errors import ScorekeeperError, SourceError
@@ -37,9 +38,12 @@ def run(args: argparse.Namespace) -> int:
     import cv2
 
     from scorekeeper.vision.reader import CardReader
+    from scorekeeper.vision.registry import model_notice
 
     if args.conf is not None and not 0.0 <= args.conf <= 1.0:
         raise ScorekeeperError(f"--conf {args.conf} is not a probability: give a number from 0 to 1")
+    # On stderr: stdout stays one line per image, or the JSON alone.
+    print(model_notice(args.model), file=sys.stderr, flush=True)
     reader = CardReader(args.model, card_prob=args.conf, detector_size=args.size)
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)

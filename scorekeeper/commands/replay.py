@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekeeper.errors import RecordError
+from scorekeeper.rules.seats import seat_label
 
 
 def register(subparsers: Any) -> None:
@@ -65,7 +66,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-_SEAT_TEAM = ("Nós", "Eles", "Nós", "Eles")
 
 
 def format_result(result: dict[str, Any]) -> str:
@@ -80,12 +80,12 @@ def format_result(result: dict[str, Any]) -> str:
         else:
             state = f"in progress, vaza {len(deal['tricks']) + 1}"
         lines.append(
-            f"Deal {number} — dealer seat {deal['dealer']}, trunfo {deal['turned']} ({state}): "
+            f"Deal {number} — dealer {seat_label(deal['dealer'])}, trunfo {deal['turned']} ({state}): "
             f"Nós {points['nos']} – Eles {points['eles']} points"
         )
         for revoke in deal["revokes"]:
             lines.append(
-                f"  renúncia: seat {revoke['seat']} ({_SEAT_TEAM[revoke['seat']]}) played {revoke['card']} "
+                f"  renúncia: {seat_label(revoke['seat'])} played {revoke['card']} "
                 f"on {revoke['led']} in vaza {revoke['trick']} — {revoke['proof']}"
             )
         riscos = deal["riscos"]

@@ -15,7 +15,9 @@ def register(subparsers: Any) -> None:
         help="watch the table with a camera and serve the live score",
         description=(
             "Capture, read the cards, follow the game, keep the match in the store and serve the page, "
-            "all in one process. Ctrl-C stops; running again continues the same match."
+            "all in one process. A won match is kept in the history and the next trunfo starts the next "
+            "one. When a video file ends the page stays up. Ctrl-C stops; running again continues the "
+            "same match."
         ),
     )
     parser.add_argument("--source", required=True, help="camera index (0), video file, or stream URL")
@@ -42,6 +44,9 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tournament", metavar="URL",
                         help="also push the table's log to this tournament server (the table keeps its own)")
     parser.add_argument("--table-key", metavar="KEY", help="the key the organiser gave this table (with --tournament)")
+    parser.add_argument("--confirm-next-match", action="store_true",
+                        help="once a match is won, wait for \"Nova partida\" on the page instead of "
+                             "starting the next match at the next trunfo")
 
 
 def parse_rules(text: str) -> Any:
@@ -80,10 +85,13 @@ def check_tournament_options(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_tournament_options(args)
+    from scorekeeper.pipeline.capture import SourceSpec
     from scorekeeper.pipeline.session import TableSession
     from scorekeeper.store import check_table_id, default_db_path
     from scorekeeper.tracking.geometry import load_geometry
+    from scorekeeper.vision.registry import model_notice
 
+    print(model_notice(args.model), flush=True)
     session = TableSession(
         source=args.source,
         database=args.db or str(default_db_path()),
@@ -93,9 +101,11 @@ def run(args: argparse.Namespace) -> int:
         geometry=load_geometry(args.geometry) if args.geometry else None,
         seat0=args.seat0,
         clockwise=args.clockwise,
+        confirm_next_match=args.confirm_next_match,
         warn=lambda line: print(line, file=sys.stderr),
     )
-    return serve_session(session, args, hold_page=False)
+    # A file ends, but the table may still read or correct the score on the page.
+    return serve_session(session, args, hold_page=not SourceSpec(args.source).is_live)
 
 
 def reader_factory(model: str | None) -> Any:
@@ -119,14 +129,17 @@ def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) ->
     pin = args.pin or new_pin()
     app = create_app({
         "DATABASE": session.database, "PIN": pin, "DEFAULT_TABLE": session.table_id,
-        "LIVE_STATUS": session.status.snapshot,
+        "LIVE_STATUS": session.status.snapshot, "CONFIRM_NEXT_MATCH": session.confirm_next_match,
     })
     session.status.set_listener(lambda: notify_live(app))
     page = make_page_server(app, args.host, args.port)
     page.start_in_background()
     announce(page, pin=pin, database=session.database, qr=not args.no_qr)
 
-    session.on_event = printer(store, session.table_id)
+    session.on_event = printer(
+        store, session.table_id,
+        waiting=lambda: session.waiting_for_next_match, confirm_next_match=session.confirm_next_match,
+    )
     try:
         stats = session.run(store)
         print(f"Source ended after {stats.frames_seen} frames ({stats.read_fps:.1f} frames/s read).")

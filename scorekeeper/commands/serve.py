@@ -22,6 +22,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--pin", help="table PIN for corrections (default: a new random 4-digit PIN)")
     parser.add_argument("--table", default=None, help="table the address and QR code point to (default: mesa)")
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
+    parser.add_argument("--confirm-next-match", action="store_true",
+                        help="once a match is won, wait for \"Nova partida\" instead of starting the "
+                             "next match with the next deal")
     parser.set_defaults(handler=run)
 
 
@@ -33,7 +36,8 @@ def run(args: argparse.Namespace) -> int:
     pin = args.pin or new_pin()
     table = check_table_id(args.table or DEFAULT_TABLE)
     database = args.db or str(default_db_path())
-    app = create_app({"DATABASE": database, "PIN": pin, "DEFAULT_TABLE": table})
+    app = create_app({"DATABASE": database, "PIN": pin, "DEFAULT_TABLE": table,
+                      "CONFIRM_NEXT_MATCH": args.confirm_next_match})
     page = make_page_server(app, args.host, args.port)
     announce(page, pin=pin, database=database, qr=not args.no_qr)
     print("Ctrl-C stops the server.", flush=True)

@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from scorekeeper.rules.seats import seat_label
+
 SIDES = ("bottom", "right", "top", "left")
 
 
@@ -108,9 +110,9 @@ def run(args: argparse.Namespace) -> int:
         f"{figures['bytes'] / 1e6:.1f} MB, rendered at {figures['render_fps']} frames/s"
     )
     for number, deal in enumerate(truth["deals"]):
-        revokes = f", renúncia by seat {deal['revokes'][0]['seat']}" if deal["revokes"] else ""
+        revokes = f", renúncia by {seat_label(deal['revokes'][0]['seat'])}" if deal["revokes"] else ""
         print(
-            f"deal {number + 1}: dealer {deal['dealer']} turned {deal['turned']}, "
+            f"deal {number + 1}: dealer {seat_label(deal['dealer'])} turned {deal['turned']}, "
             f"Nós {deal['points']['nos']} - Eles {deal['points']['eles']}{revokes}"
         )
     print(

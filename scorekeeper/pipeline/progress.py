@@ -1,53 +1,81 @@
-"""The score progression in words, one line per game event (``demo --headless``, ``run``)."""
+"""The score progression in words, one line per game event (``demo --headless``, ``run``).
+
+Deal numbers and scores are the store's (the match in the log), not the tracker's count since the
+start, so a new match starts again at deal 1; once a match is won no line quotes its score as if
+the game were still going on.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from scorekeeper.rules import seat_label
 from scorekeeper.store import Store
 from scorekeeper.tracking import events as game
 
-TEAM = ("Nós", "Eles")
 
+def describe(
+    event: game.Event, state: dict[str, Any], *, waiting: bool = False, confirm_next_match: bool = False
+) -> str | None:
+    """A line for people about ``event``, given the stored state right after it; None to stay quiet.
 
-def seat_label(seat: int) -> str:
-    return f"seat {seat} ({TEAM[seat % 2]})"
+    ``waiting``: the match is won and this event is held for the next match, which the table
+    starts on the page (``confirm_next_match``)."""
+    names = state.get("names") or ["", "", "", ""]
 
+    def who(seat: int) -> str:
+        return seat_label(seat, names[seat])
 
-def describe(event: game.Event, state: dict[str, Any]) -> str | None:
-    """A line for people about ``event``, given the stored state right after it; None to stay quiet."""
     score = state["score"]
     current = state.get("current") or {}
     points = current.get("points", {"nos": 0, "eles": 0})
     if isinstance(event, game.DealStarted):
-        return f"Deal {event.deal}: dealer {seat_label(event.dealer)}, trunfo {event.turned}"
+        if waiting:
+            return (f"Next deal: dealer {who(event.dealer)}, trunfo {event.turned}"
+                    " (match won: it waits for \"Nova partida\" on the page)")
+        opened = " · a new match" if current.get("number") == 1 and state.get("match", 1) > 1 else ""
+        return (f"Match {state.get('match', 1)}, deal {current.get('number', event.deal)}: "
+                f"dealer {who(event.dealer)}, trunfo {event.turned}{opened}")
     if isinstance(event, game.CardPlayed):
-        return f"  vaza {event.trick}: {seat_label(event.seat)} plays {event.card}"
+        return f"  vaza {event.trick}: {who(event.seat)} plays {event.card}"
     if isinstance(event, game.TrickGathered):
-        return (
-            f"  vaza {event.trick} to {seat_label(event.winner)}, {event.points} points"
-            f" · deal Nós {points['nos']} – Eles {points['eles']}"
-        )
+        line = f"  vaza {event.trick} to {who(event.winner)}, {event.points} points"
+        return line if waiting else f"{line} · deal Nós {points['nos']} – Eles {points['eles']}"
     if isinstance(event, game.RevokeFlagged):
         kind = "suspected renúncia" if event.suspected else "renúncia"
-        return f"  {kind}: {seat_label(event.seat)} played {event.card} on {event.led} in vaza {event.trick}: {event.proof}"
+        return f"  {kind}: {who(event.seat)} played {event.card} on {event.led} in vaza {event.trick}: {event.proof}"
     if isinstance(event, game.Uncertain):
         return f"  uncertain ({event.reason}): {event.detail}"
     if isinstance(event, game.DealEnded):
+        if waiting:
+            return "Deal ended (not counted yet: it waits for \"Nova partida\")"
         riscos = current.get("riscos", {"nos": 0, "eles": 0})
-        return (
-            f"Deal {event.deal} ended: Nós {points['nos']} – Eles {points['eles']} points,"
+        line = (
+            f"Deal {current.get('number', event.deal)} ended: Nós {points['nos']} – Eles {points['eles']} points,"
             f" riscos +{riscos['nos']} / +{riscos['eles']} · match Nós {score['nos']} – Eles {score['eles']}"
         )
+        if state.get("winner"):
+            winner = "Nós" if state["winner"] == "nos" else "Eles"
+            then = ('tap "Nova partida" on the page for the next match' if confirm_next_match
+                    else "the next trunfo starts the next match")
+            line += f"\nMatch {state.get('match', 1)} won by {winner}; {then}"
+        return line
     return None
 
 
-def printer(store: Store, table_id: str) -> Callable[[game.Event, float], None]:
-    """A pipeline event listener that prints each event's line, with the score as stored."""
+def printer(
+    store: Store,
+    table_id: str,
+    *,
+    waiting: Callable[[], bool] = lambda: False,
+    confirm_next_match: bool = False,
+) -> Callable[[game.Event, float], None]:
+    """A pipeline event listener that prints each event's line, with the score as stored.
+    ``waiting`` says whether the recorder holds the events for the next match."""
 
     def show(event: game.Event, _stored_at: float) -> None:
-        line = describe(event, store.state(table_id))
+        line = describe(event, store.state(table_id), waiting=waiting(), confirm_next_match=confirm_next_match)
         if line:
             print(line, flush=True)
 

@@ -17,6 +17,11 @@ tracker later corrects a play that has an open doubt, that doubt is settled by t
 A play the log refuses (for instance after a person corrected the deal on the phone and the
 camera's view no longer fits) is reported, never allowed to stop the pipeline or to corrupt the
 match.
+
+When the match is won, the next trunfo the camera sees opens the next match (the store writes a
+``match_started`` before the deal). A table that wants to confirm (``confirm_next_match``) taps
+"Nova partida" instead: meanwhile the recorder holds the new deal's events and writes them into the
+new match as soon as it exists, so the deal being played is never lost.
 """
 
 from __future__ import annotations
@@ -48,26 +53,62 @@ class StoreRecorder:
     store: Store
     table_id: str
     warn: Warn = print
+    confirm_next_match: bool = False
+    """Hold a deal turned after a won match until the table starts the next match on the page."""
     written: int = 0
     refused: list[str] = field(default_factory=list)
+    held: list[game.Event] = field(default_factory=list)
+    """Game events waiting for the table's "Nova partida" (only with ``confirm_next_match``)."""
 
     def record(self, events: Iterable[game.Event]) -> int:
         """Append what ``events`` change in the match; return how many log events were written."""
         count = 0
         for event in events:
-            stored = to_store_events(event, log=lambda: self.store.folded(self.table_id))
-            if not stored:
+            if self._hold(event):
                 continue
-            try:
-                self.store.append(self.table_id, *stored)
-            except ScorekeeperError as error:
-                message = f"frame {event.frame}: the log refused {event.type} ({error})"
-                self.refused.append(message)
-                self.warn(message)
-                continue
-            count += len(stored)
+            for waiting in self._release():
+                count += self._write(waiting)
+            count += self._write(event)
         self.written += count
         return count
+
+    @property
+    def waiting_for_next_match(self) -> bool:
+        return bool(self.held)
+
+    def _hold(self, event: game.Event) -> bool:
+        if not self.confirm_next_match:
+            return False
+        if self.held:
+            if self.store.match_won(self.table_id):
+                self.held.append(event)
+                return True
+            return False
+        if isinstance(event, game.DealStarted) and self.store.match_won(self.table_id):
+            self.held.append(event)
+            self.warn(f"frame {event.frame}: the match is won; this deal waits for \"Nova partida\" on the page")
+            return True
+        return False
+
+    def _release(self) -> list[game.Event]:
+        """The held events, once the table has started the next match (else nothing)."""
+        if not self.held or self.store.match_won(self.table_id):
+            return []
+        released, self.held = self.held, []
+        return released
+
+    def _write(self, event: game.Event) -> int:
+        stored = to_store_events(event, log=lambda: self.store.folded(self.table_id))
+        if not stored:
+            return 0
+        try:
+            self.store.append(self.table_id, *stored, next_match=not self.confirm_next_match)
+        except ScorekeeperError as error:
+            message = f"frame {event.frame}: the log refused {event.type} ({error})"
+            self.refused.append(message)
+            self.warn(message)
+            return 0
+        return len(stored)
 
 
 def to_store_events(event: game.Event, *, log: Callable[[], Folded]) -> list[StoreEvent]:

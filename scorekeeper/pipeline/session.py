@@ -39,10 +39,13 @@ class TableSession:
     """Side of the image seat 0 sits by (bottom, right, top, left); None keeps the geometry's."""
     clockwise: bool = False
     realtime: bool = False
+    confirm_next_match: bool = False
+    """A won match waits for "Nova partida" on the page; else the next trunfo starts the next match."""
     warn: Callable[[str], None] = print
     on_event: EventListener | None = None
     status: LiveStatus = field(default_factory=LiveStatus)
     capture: ResilientCapture | None = None
+    recorder: StoreRecorder | None = None
 
     def open_store(self) -> Store:
         store = Store.open(self.database)
@@ -66,10 +69,21 @@ class TableSession:
             clockwise=self.clockwise,
         )
         tracker = self.tracker_for(store, geometry)
-        recorder = StoreRecorder(store, self.table_id, warn=self.warn)
-        return run_loop(
-            self.capture, reader, tracker, recorder, realtime=self.realtime, on_event=self.on_event
+        self.recorder = StoreRecorder(
+            store, self.table_id, warn=self.warn, confirm_next_match=self.confirm_next_match
         )
+        stats = run_loop(
+            self.capture, reader, tracker, self.recorder, realtime=self.realtime, on_event=self.on_event
+        )
+        if self.recorder.held:
+            self.warn(f"{len(self.recorder.held)} events of the deal after the won match were not stored: "
+                      "the source ended before \"Nova partida\"")
+        return stats
+
+    @property
+    def waiting_for_next_match(self) -> bool:
+        """Whether the deal being seen is held until the table starts the next match."""
+        return self.recorder is not None and self.recorder.waiting_for_next_match
 
     def tracker_for(self, store: Store, geometry: TableGeometry) -> Tracker:
         """A tracker for the match in the store: a deal left in progress by a stop is carried on."""

@@ -31,7 +31,7 @@ from scorekeeper.rules.record import (
     replay_record,
 )
 from scorekeeper.rules.scoring import DealOutcome, MatchScore, deal_outcome, riscos_for_points
-from scorekeeper.rules.seats import SEATS, Team, next_seat, team_of
+from scorekeeper.rules.seats import SEATS, Team, next_seat, seat_label, team_of
 from scorekeeper.rules.sheet import CROSS_ARMS, score_sheet
 from scorekeeper.rules.trick import Trick
 from scorekeeper.rules.variants import (
@@ -91,5 +91,6 @@ __all__ = [
     "replay_record",
     "riscos_for_points",
     "score_sheet",
+    "seat_label",
     "team_of",
 ]

@@ -4,6 +4,8 @@
 (<Team.NOS: 'nos'>, <Team.ELES: 'eles'>)
 >>> next_seat(3)
 0
+>>> seat_label(2), seat_label(1, "Ana")
+('Jogador 3 (Nós)', 'Ana (Eles)')
 """
 
 from __future__ import annotations
@@ -34,3 +36,9 @@ def team_of(seat: int) -> Team:
 
 def next_seat(seat: int, steps: int = 1) -> int:
     return (seat + steps) % len(SEATS)
+
+
+def seat_label(seat: int, name: str = "") -> str:
+    """How people see a seat everywhere (terminal, page, pictures): "Jogador 1" to "Jogador 4"
+    for seats 0-3, or the player's name, then the team."""
+    return f"{name or f'Jogador {seat + 1}'} ({team_of(seat).label})"

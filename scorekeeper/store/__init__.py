@@ -14,6 +14,8 @@ The API the tracker and the web app use::
     store.append("mesa", DealStarted(dealer=3, turned="AH"))
     store.append("mesa", CardPlayed("2S", frame=1200), CardPlayed("3S"))   # atomic, validated
     store.append("mesa", CardCorrected(deal=1, play=2, card="4S"))
+    store.append("mesa", SeatNamed(seat=0, name="Ana"))      # shown instead of "Jogador 1"
+    store.append("mesa", DealStarted(dealer=0, turned="7C"), next_match=True)  # once won: next match
     store.undo("mesa")                             # cancels the latest event still in effect
     store.events("mesa")     # [StoredEvent(table_id, seq, at, event), ...] the whole log
     store.record("mesa")     # {"rules": {...}, "deals": [{"dealer", "trump", "plays"}]}
@@ -43,6 +45,7 @@ from scorekeeper.store.events import (
     RenunciaConfirmed,
     RenunciaDismissed,
     RulesChanged,
+    SeatNamed,
     StoredEvent,
     StoreError,
     TrickGathered,
@@ -65,7 +68,7 @@ __all__ = [
     "CardCorrected", "CardPlayed", "ConflictError", "DealCorrected", "DealStarted", "DealThrownIn", "DoubtRaised",
     "DoubtSettled", "Event", "Folded",
     "Match", "MatchStarted", "RecordReplaced", "RenunciaConfirmed", "RenunciaDismissed", "RulesChanged",
-    "Store", "StoreError", "StoredEvent", "TrickGathered", "Undone",
+    "SeatNamed", "Store", "StoreError", "StoredEvent", "TrickGathered", "Undone",
     "build_state", "check_table_id", "default_db_path", "event_from_json", "event_to_json", "fold",
     "in_effect",
 ]

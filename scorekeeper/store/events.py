@@ -15,6 +15,7 @@ DealStarted(dealer=3, turned='AH')
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -269,6 +270,34 @@ class DoubtSettled:
             _set(self, "card", _card(self.card))
 
 
+MAX_NAME_LENGTH = 24
+"""A player's name fits on the vaza cross of a phone."""
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str):
+        raise StoreError(f"name {value!r} is not text: send the player's name, or \"\" to clear it")
+    name = " ".join(value.split())  # one line, single spaces
+    if any(unicodedata.category(char) in ("Cc", "Cf", "Co", "Cs") for char in name):
+        raise StoreError(f"name {value!r} has a control character: use letters, digits and spaces")
+    if len(name) > MAX_NAME_LENGTH:
+        raise StoreError(f"name {name!r} is {len(name)} characters long: use at most {MAX_NAME_LENGTH}")
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class SeatNamed:
+    """The player at ``seat`` is called ``name`` (empty: no name, the seat's number is shown)."""
+
+    kind: ClassVar[str] = "seat_named"
+    seat: int
+    name: str
+
+    def __post_init__(self) -> None:
+        _set(self, "seat", _seat(self.seat, "seat"))
+        _set(self, "name", _name(self.name))
+
+
 Event = (
     DealStarted
     | CardPlayed
@@ -284,6 +313,7 @@ Event = (
     | DealThrownIn
     | DoubtRaised
     | DoubtSettled
+    | SeatNamed
 )
 
 EVENT_TYPES: dict[str, type[Any]] = {
@@ -292,7 +322,7 @@ EVENT_TYPES: dict[str, type[Any]] = {
         DealStarted, CardPlayed, TrickGathered, CardCorrected, DealCorrected, Undone,
         RenunciaConfirmed, RenunciaDismissed, RulesChanged, MatchStarted, RecordReplaced,
         DealThrownIn,
-        DoubtRaised, DoubtSettled,
+        DoubtRaised, DoubtSettled, SeatNamed,
     )
 }
 

@@ -34,6 +34,7 @@ from scorekeeper.store.events import (
     RenunciaConfirmed,
     RenunciaDismissed,
     RulesChanged,
+    SeatNamed,
     StoredEvent,
     StoreError,
     TrickGathered,
@@ -55,6 +56,8 @@ class Match:
     """``"confirmed"`` or ``"dismissed"`` per renúncia."""
     doubts: dict[int, DoubtRaised] = field(default_factory=dict)
     """The tracker's doubts still open, by the ``seq`` of their ``doubt_raised``."""
+    names: dict[int, str] = field(default_factory=dict)
+    """The players' names by seat, carried from one match to the next (the same people sit on)."""
 
 
 @dataclass
@@ -148,10 +151,15 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
     elif isinstance(event, RulesChanged):
         match.record["rules"] = {**match.record.get("rules", {}), **event.rules}
     elif isinstance(event, MatchStarted):
-        matches.append(Match(record={"rules": dict(match.record.get("rules", {})), "deals": []}))
+        matches.append(_next_match(match))
     elif isinstance(event, RecordReplaced):
         # The engine's parser checks the shape, so later events can rely on it.
-        matches[-1] = Match(record=copy.deepcopy(parse_record(event.record).to_json()))
+        matches[-1] = Match(record=copy.deepcopy(parse_record(event.record).to_json()), names=match.names)
+    elif isinstance(event, SeatNamed):
+        if event.name:
+            match.names[event.seat] = event.name
+        else:
+            match.names.pop(event.seat, None)
     elif isinstance(event, DealThrownIn):
         if not deals:
             raise StoreError(f"deal thrown in ({event.reason}): no deal started yet")
@@ -185,6 +193,20 @@ def _settle(match: Match, event: DoubtSettled) -> None:
                 )
             plays[doubt.play - 1] = event.card  # the same as a card correction of that play
     del match.doubts[event.doubt]
+
+
+def _next_match(match: Match) -> Match:
+    """The match after ``match``, same rules and names. A deal still being played moves into it:
+    the cards on the table go on being played, so the table's "Nova partida" never loses them."""
+    deals: list[dict[str, Any]] = match.record["deals"]
+    following = Match(record={"rules": dict(match.record.get("rules", {})), "deals": []}, names=dict(match.names))
+    if deals and len(deals[-1]["plays"]) < MAX_PLAYS:
+        number = len(deals)
+        following.record["deals"].append(deals.pop())
+        for deal, trick, seat in list(match.decisions):
+            if deal == number:
+                following.decisions[(1, trick, seat)] = match.decisions.pop((deal, trick, seat))
+    return following
 
 
 def _deal(deals: list[dict[str, Any]], number: int) -> dict[str, Any]:

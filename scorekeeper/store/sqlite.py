@@ -15,8 +15,10 @@ from typing import Any
 
 from scorekeeper.store.events import (
     ConflictError,
+    DealStarted,
     DoubtRaised,
     Event,
+    MatchStarted,
     RenunciaConfirmed,
     RenunciaDismissed,
     StoredEvent,
@@ -27,7 +29,7 @@ from scorekeeper.store.events import (
     event_to_json,
 )
 from scorekeeper.store.fold import Folded, fold, in_effect
-from scorekeeper.store.state import build_state
+from scorekeeper.store.state import build_state, replay
 
 SCHEMA_VERSION = 1
 DEFAULT_TABLE = "mesa"
@@ -180,16 +182,33 @@ class Store:
     # -- writing ---------------------------------------------------------------------------
 
     def append(
-        self, table_id: str, *events: Event, at: datetime | None = None, expect: int | None = None
+        self,
+        table_id: str,
+        *events: Event,
+        at: datetime | None = None,
+        expect: int | None = None,
+        next_match: bool = False,
     ) -> list[StoredEvent]:
         """Append ``events`` atomically after checking that the log still replays with them.
 
         ``expect`` is the sequence number the writer last saw: if someone appended since,
-        :class:`ConflictError`. Any error leaves the log as it was.
+        :class:`ConflictError`. With ``next_match``, a deal started once the match is won opens the
+        next match (a ``match_started`` goes first, in the same write); without it the engine refuses
+        the deal. Any error leaves the log as it was.
         """
         if not events:
             raise StoreError("nothing to append")
-        return self._write(table_id, lambda log: list(events), at=at, expect=expect)
+
+        def make(log: list[StoredEvent]) -> list[Event]:
+            if next_match and isinstance(events[0], DealStarted) and _won(log):
+                return [MatchStarted(), *events]
+            return list(events)
+
+        return self._write(table_id, make, at=at, expect=expect)
+
+    def match_won(self, table_id: str) -> bool:
+        """Whether the table's current match has a winner (the next deal belongs to a new match)."""
+        return bool(self.state(table_id)["winner"])
 
     def undo(self, table_id: str, *, at: datetime | None = None, expect: int | None = None) -> list[StoredEvent]:
         """Undo the latest event that changed something (and the vaza gatherings and doubts after it)."""
@@ -265,6 +284,10 @@ class Store:
     def _remember(self, table_id: str, seq: int, state: dict[str, Any]) -> None:
         with self._cache_lock:
             self._cache[table_id] = (seq, state)
+
+
+def _won(log: list[StoredEvent]) -> bool:
+    return bool(replay(fold(log).record)["winner"]) if log else False
 
 
 def _last_seq(conn: sqlite3.Connection, table_id: str) -> int:

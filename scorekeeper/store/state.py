@@ -9,10 +9,10 @@ from functools import lru_cache
 from typing import Any
 
 from scorekeeper.errors import ScorekeeperError
-from scorekeeper.rules import next_seat, replay_record, score_sheet
+from scorekeeper.rules import SEATS, next_seat, replay_record, score_sheet
 from scorekeeper.rules.trick import TRICK_SIZE
 from scorekeeper.store.events import DoubtRaised
-from scorekeeper.store.fold import Folded
+from scorekeeper.store.fold import Folded, Match
 
 
 @lru_cache(maxsize=256)
@@ -50,7 +50,8 @@ def build_state(table_id: str, seq: int, folded: Folded) -> dict[str, Any]:
         "sheet": score_sheet(result),
         "revokes": revokes,
         "doubts": [_doubt(seq, doubt, deals) for seq, doubt in sorted(current.doubts.items())],
-        "history": [_summary(number, match.record) for number, match in enumerate(folded.matches[:-1], 1)],
+        "names": names(current),
+        "history": [_summary(number, match) for number, match in enumerate(folded.matches[:-1], 1)],
     }
 
 
@@ -78,9 +79,16 @@ def _doubt(seq: int, doubt: DoubtRaised, deals: list[dict[str, Any]]) -> dict[st
     }
 
 
-def _summary(number: int, record: dict[str, Any]) -> dict[str, Any]:
+def names(match: Match) -> list[str]:
+    """The four seats' player names, ``""`` where none was given."""
+    return [match.names.get(seat, "") for seat in SEATS]
+
+
+def _summary(number: int, match: Match) -> dict[str, Any]:
+    record = match.record
+    summary: dict[str, Any] = {"match": number, "names": names(match), "deals": len(record["deals"])}
     try:
         result = _replay_text(json.dumps(record, sort_keys=True))  # read only: no copy needed
     except ScorekeeperError as error:  # an old match the engine now reads differently: say so, go on
-        return {"match": number, "score": None, "winner": None, "deals": len(record["deals"]), "error": str(error)}
-    return {"match": number, "score": result["score"], "winner": result["winner"], "deals": len(result["deals"])}
+        return {**summary, "score": None, "winner": None, "error": str(error)}
+    return {**summary, "score": result["score"], "winner": result["winner"]}

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from scorekeeper.rules.cards import Card
+from scorekeeper.rules.seats import seat_label
 
 Json = dict[str, object]
 
@@ -162,17 +163,17 @@ def describe(event: Event) -> str:
     """One line for people, in the table's words (vaza, trunfo, renúncia)."""
     at = f"frame {event.frame:>6}  "
     if isinstance(event, DealStarted):
-        return (f"{at}deal {event.deal}: dealer seat {event.dealer} turns {event.turned} "
+        return (f"{at}deal {event.deal}: dealer {seat_label(event.dealer)} turns {event.turned} "
                 f"(trunfo {event.turned.suit.portuguese})")
     if isinstance(event, CardPlayed):
-        side = "" if event.side_seat in (None, event.seat) else f", came from seat {event.side_seat}'s side"
-        return (f"{at}  vaza {event.trick}: seat {event.seat} plays {event.card} "
+        side = "" if event.side_seat in (None, event.seat) else f", came from {seat_label(event.side_seat)}'s side"
+        return (f"{at}  vaza {event.trick}: {seat_label(event.seat)} plays {event.card} "
                 f"(confidence {event.confidence:.2f}{side})")
     if isinstance(event, PlayCorrected):
-        return (f"{at}  vaza {event.trick}, play {event.play} corrected: seat {event.seat} "
+        return (f"{at}  vaza {event.trick}, play {event.play} corrected: {seat_label(event.seat)} "
                 f"played {event.card} (confidence {event.confidence:.2f})")
     if isinstance(event, TrickGathered):
-        return (f"{at}  vaza {event.trick} to seat {event.winner}: "
+        return (f"{at}  vaza {event.trick} to {seat_label(event.winner)}: "
                 f"{' '.join(c.notation for c in event.cards)}, {event.points} points")
     if isinstance(event, DealEnded):
         how = "" if event.complete else " (incomplete)"
@@ -180,5 +181,5 @@ def describe(event: Event) -> str:
                 f"Eles {event.points.get('eles', 0)} points")
     if isinstance(event, RevokeFlagged):
         kind = f"suspected renúncia (read confidence {event.confidence:.2f})" if event.suspected else "renúncia"
-        return f"{at}  {kind}: seat {event.seat}, vaza {event.trick}: {event.proof}"
+        return f"{at}  {kind}: {seat_label(event.seat)}, vaza {event.trick}: {event.proof}"
     return f"{at}  uncertain ({event.reason}): {event.detail}"

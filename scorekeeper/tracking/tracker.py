@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from scorekeeper.errors import IllegalPlayError, RulesError
-from scorekeeper.rules import DECK, Card, Deal, Rules
+from scorekeeper.rules import DECK, Card, Deal, Rules, seat_label
 from scorekeeper.rules.deal import TRICKS_PER_DEAL
 from scorekeeper.rules.trick import TRICK_SIZE
 from scorekeeper.tracking.events import (
@@ -602,7 +602,7 @@ class Tracker:
             CardPlayed(frame=frame, deal=state.number, trick=TRICKS_PER_DEAL, seat=seat, card=card,
                        confidence=0.0),
             Uncertain(frame=frame, deal=state.number, reason="deduced", card=card, seat=seat,
-                      detail=f"{card} was never read; it is the one card left, so seat {seat} "
+                      detail=f"{card} was never read; it is the one card left, so {seat_label(seat)} "
                       f"played it in the last vaza"),
         ]
         return events + self._new_revokes(state, frame, card)
@@ -856,7 +856,7 @@ class Tracker:
             run.refused = True
             return [Uncertain(frame=frame, deal=state.number, reason="illegal_read", card=card,
                               seat=seat, confidence=run.confidence,
-                              detail=f"read {card} for seat {seat} but the rules refuse it: {error}")]
+                              detail=f"read {card} for {seat_label(seat)} but the rules refuse it: {error}")]
         trick_number = len(deal.tricks) + 1
         state.deal = deal.play(card)
         state.trick.append(Played(card, seat, run))
@@ -876,8 +876,8 @@ class Tracker:
             events.append(Uncertain(
                 frame=run.start_frame, deal=state.number, reason="seat", card=card, seat=seat,
                 confidence=run.confidence,
-                detail=f"{card} is seat {seat}'s by the order of play but came from the "
-                f"{run.approach.value if run.approach else '?'} side, seat {side_seat}'s",
+                detail=f"{card} is {seat_label(seat)}'s by the order of play but came from the "
+                f"{run.approach.value if run.approach else '?'} side, {seat_label(side_seat)}'s",
             ))
         return events + self._new_revokes(state, run.start_frame, card)
 

@@ -110,6 +110,28 @@ def active_model_name() -> str:
     return name if _lookup(name) is not None else DEFAULT_MODEL
 
 
+def model_notice(model: str | os.PathLike[str] | None = None) -> str:
+    """The line ``run`` and ``detect`` print at start: which reader they load, and why that one.
+
+    The active model is per-user state (an enrolment can make its deck the default), so saying it
+    at every start is how a table notices a change."""
+    folder = find_model(model)
+    if model is not None:
+        why = "named with --model"
+    else:
+        why = "the active model"
+        try:
+            choice = json.loads((user_data_dir() / ACTIVE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            choice = None
+        if isinstance(choice, dict) and choice.get("model") == folder.name:
+            when = f" on {choice['chosen']}" if choice.get("chosen") else ""
+            reason = f" ({choice['reason']})" if choice.get("reason") else ""
+            why += f", chosen{when}{reason}"
+        why += "; `scorekeeper models` lists the others, --model picks one"
+    return f"Card reader: {folder.name} ({folder}), {why}"
+
+
 def set_active_model(name: str, *, reason: str) -> Path:
     """Make ``name`` the default model; written atomically so a crash leaves the old choice."""
     if _lookup(name) is None:

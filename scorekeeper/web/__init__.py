@@ -2,7 +2,8 @@
 
 ``create_app(test_config=None)`` builds the app; config keys: ``DATABASE`` (the store's file),
 ``PIN`` (the table PIN for writes; no PIN, no writes), ``DEFAULT_TABLE`` (the table ``/`` shows),
-``WATCH_INTERVAL`` (seconds between checks for another process's writes), ``HEARTBEAT`` (seconds
+``CONFIRM_NEXT_MATCH`` (a won match waits for "Nova partida" instead of the next deal opening the
+next match), ``WATCH_INTERVAL`` (seconds between checks for another process's writes), ``HEARTBEAT`` (seconds
 between keep-alive pings on idle event streams), ``PIN_TRIES`` and ``PIN_LOCKOUT`` (wrong PINs an
 address may send before it must wait that many seconds). Without ``test_config`` they can also come from the
 environment as ``SCOREKEEPER_<KEY>``.
@@ -36,6 +37,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         HEARTBEAT=15.0,
         PIN_TRIES=5,
         PIN_LOCKOUT=60.0,
+        CONFIRM_NEXT_MATCH=False,
         JSON_SORT_KEYS=False,
         MAX_CONTENT_LENGTH=1 << 20,
         SEND_FILE_MAX_AGE_DEFAULT=300,

@@ -30,6 +30,7 @@ from scorekeeper.store import (
     RenunciaConfirmed,
     RenunciaDismissed,
     RulesChanged,
+    SeatNamed,
     StoreError,
     check_table_id,
     event_to_json,
@@ -110,7 +111,9 @@ def expect(data: dict[str, Any]) -> int | None:
 
 def write(table: str | None, data: dict[str, Any], *events: Event) -> Response:
     tid = table_id(table)
-    get_store().append(tid, *events, expect=expect(data))
+    # A deal turned once the match is won opens the next match, unless the table confirms it.
+    next_match = not current_app.config["CONFIRM_NEXT_MATCH"]
+    get_store().append(tid, *events, expect=expect(data), next_match=next_match)
     return jsonify(get_store().state(tid))
 
 
@@ -267,6 +270,18 @@ def new_match(table: str | None) -> Response:
     if data.get("rules"):
         events.append(RulesChanged(rules=field(data, "rules", dict, example='"rules": {"tie": "carry"}')))
     return write(table, data, *events)
+
+
+@route("name", methods=["POST"])
+@pin_required
+def name(table: str | None) -> Response:
+    data = body()
+    unknown = sorted(set(data) - {"seat", "name", "expect"})
+    if unknown:
+        raise StoreError(f"unknown field {unknown[0]!r}: send {{\"seat\": 0, \"name\": \"Ana\"}}")
+    seat = field(data, "seat", int, example='"seat": 0 (seat 0-3)')
+    given = field(data, "name", str, example='"name": "Ana" ("" clears it)')
+    return write(table, data, SeatNamed(seat=seat, name=given))
 
 
 @route("rules", methods=["POST"])

@@ -7,7 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, abort, current_app, render_template, request
+from flask import Blueprint, abort, current_app, render_template, request, send_from_directory
 
 from scorekeeper.errors import ScorekeeperError
 from scorekeeper.store import check_table_id
@@ -32,6 +32,12 @@ def script_json(value: Any) -> str:
 def language() -> str:
     lang = request.args.get("lang", "pt")
     return lang if lang in LANGUAGES else "pt"
+
+
+@bp.get("/favicon.ico")
+def favicon() -> Any:
+    """Browsers ask for it whatever the page links; one small icon instead of a 404 in every log."""
+    return send_from_directory(str(current_app.static_folder), "favicon.ico", mimetype="image/x-icon")
 
 
 @bp.get("/t/")
@@ -65,4 +71,5 @@ def show(table: str | None) -> Any:
         api=f"{base}/api",
         table=tid,
         default_table=table is None,
+        confirm_next_match=bool(current_app.config["CONFIRM_NEXT_MATCH"]),
     )

@@ -12,7 +12,10 @@
 
   const esc = (text) => String(text).replace(/[&<>"']/g, (c) => "&#" + c.charCodeAt(0) + ";");
   const fmt = (template, values) => template.replace(/\{(\w+)\}/g, (_, k) => values[k]);
-  const seatName = (seat) => `${W.seat} ${seat + 1}`;
+  // One seat language everywhere: "Jogador 1".."Jogador 4" (seats 0-3 of the log), or the name the
+  // table gave; Jogador 1 and 3 are Nós, 2 and 4 Eles.
+  const seatName = (seat) => (state.names && state.names[seat]) || `${W.seat} ${seat + 1}`;
+  const seatLabel = (seat) => `${seatName(seat)} (${W[TEAM(seat)]})`;
   const rankName = (rank) => W["rank_" + rank] || rank;
   const red = (suit) => suit === "H" || suit === "D";
 
@@ -38,6 +41,29 @@
     const width = Math.max(1, Math.ceil(count / 5)) * group + 8;
     return `<svg viewBox="0 0 ${width} ${h}" width="${width}" height="${h}" aria-hidden="true">${lines}</svg>`;
   }
+
+  // Riscos as dots at the ends of a cross (the north's sheet): risco i of a team goes to arm end
+  // i % 4 (top, right, bottom, left), Nós on the side before the arm going round, Eles on the side
+  // after; a second round of four (matches to 7 or 10) sits further in. A 4-0 match (pente) gets a
+  // loop round the winner's four dots.
+  function cross(score, target) {
+    const c = 70, arm = 58, side = 9, step = 16;
+    const ends = [[0, -1], [1, 0], [0, 1], [-1, 0]];
+    let dots = "";
+    for (const [team, sign] of [["nos", -1], ["eles", 1]]) {
+      for (let i = 0; i < score[team]; i++) {
+        const [dx, dy] = ends[i % 4], reach = arm - 6 - Math.floor(i / 4) * step;
+        const x = c + dx * reach + sign * side * -dy, y = c + dy * reach + sign * side * dx;
+        dots += `<circle class="${team}" cx="${x}" cy="${y}" r="5.5"/>`;
+      }
+    }
+    const pente = target === 4 && ((score.nos === 4 && score.eles === 0) || (score.eles === 4 && score.nos === 0));
+    const loop = pente ? `<circle class="pente ${score.nos ? "nos" : "eles"}" cx="${c}" cy="${c}" r="${Math.hypot(arm - 6, side)}"/>` : "";
+    return `<svg viewBox="0 0 ${2 * c} ${2 * c}" width="${2 * c}" height="${2 * c}" role="img" aria-label="${esc(W.nos)} ${score.nos} · ${esc(W.eles)} ${score.eles}">` +
+      `<path class="arms" d="M${c} ${c - arm}V${c + arm}M${c - arm} ${c}H${c + arm}"/>${dots}${loop}</svg>`;
+  }
+  const sheetKey = "scorekeeper-sheet";
+  const sheetStyle = () => (localStorage.getItem(sheetKey) === "cruz" ? "cruz" : "tracos");
 
   // The evidence in the reader's language, from the vaza where the player showed the suit again.
   function proof(r) {
@@ -65,7 +91,7 @@
     box.hidden = shown.length === 0;
     box.innerHTML = shown.map((r) => {
       const text = fmt(W.renuncia_text, {
-        trick: r.trick, seat: esc(seatName(r.seat)), team: W[TEAM(r.seat)],
+        trick: r.trick, seat: esc(seatName(r.seat)), team: esc(W[TEAM(r.seat)]),
         card: card(r.card), led: `${SUIT[r.led]} ${esc(W["suit_" + r.led])}`,
       });
       const buttons = r.status === "suspected"
@@ -106,7 +132,7 @@
     $("deal").innerHTML =
       `<div class="trunfo${red(d.trump) ? " red" : ""}" title="${esc(W["suit_" + d.trump])}">${SUIT[d.trump]}</div>` +
       `<div class="deal-info"><div><b>${esc(W.trunfo)}</b> ${esc(W["suit_" + d.trump])} · ${card(d.turned)}</div>` +
-      `<div class="muted">${esc(W.deal)} ${d.number} · ${esc(W.dealer)}: ${esc(seatName(d.dealer))}</div>` +
+      `<div class="muted">${esc(W.deal)} ${d.number} · ${esc(W.dealer)}: ${esc(seatLabel(d.dealer))}</div>` +
       `<div class="pts"><span class="nos">${esc(W.nos)} <b id="pts-nos">${nos}</b></span>` +
       `<span class="muted">${esc(W.points)}</span><span class="eles"><b id="pts-eles">${eles}</b> ${esc(W.eles)}</span></div>` +
       `<div class="meter"><i class="nos" style="width:${(nos / 120) * 100}%"></i><i class="eles" style="width:${(eles / 120) * 100}%"></i></div></div>`;
@@ -131,7 +157,7 @@
       const turn = d && d.table.to_play === seat;
       const leads = trick && trick.leader === seat && !faded;
       html += `<div class="seat ${pos[seat]} ${TEAM(seat)}${turn ? " turn" : ""}" data-seat="${seat}">` +
-        `<span class="who">${esc(seatName(seat))}</span>` +
+        `<span class="who">${esc(seatName(seat))}${state.names && state.names[seat] ? ` <small>${seat + 1}</small>` : ""}</span>` +
         (turn || leads ? `<span class="tag">${esc(turn ? W.to_play : W.leads)}</span>` : "") +
         `<span class="slot">${slots[seat] || ""}</span></div>`;
     }
@@ -149,7 +175,7 @@
     $("vazas").innerHTML = d.tricks.map((t, n) => {
       const cards = t.cards.map((c, i) => {
         const seat = (t.leader + i) % 4;
-        return `<span class="played ${TEAM(seat)}" title="${esc(seatName(seat))}" data-play="${n * 4 + i + 1}">` +
+        return `<span class="played ${TEAM(seat)}" title="${esc(seatLabel(seat))}" data-play="${n * 4 + i + 1}">` +
           `${card(c, seat === t.winner ? "win" : "")}<small>${seat + 1}</small></span>`;
       }).join("");
       return `<li value="${n + 1}"><span class="cards">${cards}</span>` +
@@ -169,7 +195,7 @@
       html += `<table class="hist"><thead><tr><th>#</th><th>${esc(W.dealer)}</th><th>${esc(W.trunfo)}</th>` +
         `<th class="nos">${esc(W.nos)}</th><th class="eles">${esc(W.eles)}</th><th>${esc(W.riscos)}</th></tr></thead><tbody>`;
       for (const d of state.deals) {
-        html += `<tr><td>${d.number}</td><td>${d.dealer + 1}</td><td>${card(d.turned)}</td>` +
+        html += `<tr><td>${d.number}</td><td class="${TEAM(d.dealer)}">${esc(seatName(d.dealer))}</td><td>${card(d.turned)}</td>` +
           `<td>${d.points.nos}</td><td>${d.points.eles}</td><td>${riscosText(d)}</td></tr>`;
       }
       html += "</tbody></table>";
@@ -177,8 +203,10 @@
     if (state.history.length) {
       html += `<h4>${esc(W.matches)}</h4><ul class="matches">` + state.history.map((m) => {
         const s = m.score || { nos: "?", eles: "?" };
+        const named = (m.names || []).map((n, seat) => (n ? `${esc(n)} (${seat + 1})` : "")).filter(Boolean);
         return `<li>${esc(W.match)} ${m.match}: <span class="nos">${esc(W.nos)} ${s.nos}</span> – ` +
-          `<span class="eles">${s.eles} ${esc(W.eles)}</span>${m.winner ? ` · ${esc(W.winner)} ${esc(W[m.winner])}` : ""}</li>`;
+          `<span class="eles">${s.eles} ${esc(W.eles)}</span>${m.winner ? ` · ${esc(W.winner)} ${esc(W[m.winner])}` : ""}` +
+          (named.length ? ` <small class="muted">${named.join(", ")}</small>` : "") + `</li>`;
       }).join("") + "</ul>";
     }
     $("history").innerHTML = html || `<p class="muted">—</p>`;
@@ -186,14 +214,19 @@
 
   function render(next) {
     state = next;
+    const crossed = sheetStyle() === "cruz";
     for (const team of ["nos", "eles"]) {
       $("score-" + team).textContent = state.score[team];
-      $("tally-" + team).innerHTML = tally(state.score[team]);
+      $("tally-" + team).innerHTML = crossed ? "" : tally(state.score[team]);
+      $("tally-" + team).hidden = crossed;
     }
+    $("cross").hidden = !crossed;
+    $("cross").innerHTML = crossed ? cross(state.score, state.rules.target) : "";
     $("target").textContent = `${W.match} ${state.match} · ${W.to} ${state.rules.target} ${W.riscos}`;
     const win = $("winner");
     win.hidden = !state.winner;
-    win.innerHTML = state.winner ? `${esc(W.winner)} <b>${esc(W[state.winner])}</b> · ${state.score.nos}–${state.score.eles}` : "";
+    win.innerHTML = state.winner ? `${esc(W.winner)} <b>${esc(W[state.winner])}</b> · ${state.score.nos}–${state.score.eles}` +
+      `<small>${esc(cfg.confirmNextMatch ? W.next_match_confirm : W.next_match_auto)}</small>` : "";
     renderCamera();
     renderAlert();
     renderDoubts();
@@ -202,7 +235,12 @@
     renderVazas();
     renderHistory();
     document.body.dataset.seq = state.seq;
+    document.body.dataset.match = state.match;
     $("dealer-in").value = String(state.next_dealer);
+    for (const seat of [0, 1, 2, 3]) {  // names being typed are kept until saved
+      const input = $("name-" + seat);
+      if (document.activeElement !== input && !input.dataset.dirty) input.value = (state.names || [])[seat] || "";
+    }
   }
 
   // -- live updates ---------------------------------------------------------------------------
@@ -246,39 +284,101 @@
   const pinKey = "scorekeeper-pin-" + cfg.api;
   $("pin").value = localStorage.getItem(pinKey) || "";
   $("pin").addEventListener("change", () => localStorage.setItem(pinKey, $("pin").value.trim()));
+  // An error in the reader's language: the API sends a code with its English line.
+  function problem(data, status) {
+    const code = data.code || (status === 401 ? "pin" : "other");
+    const args = Object.assign({}, data.args || {});
+    if (args.card) args.card = card(args.card);
+    const template = W["err_" + code];
+    if (template) return fmt(template, args);
+    return esc(W.err_other) + (data.error ? ` <small>(${esc(data.error)})</small>` : "");
+  }
   function send(path, body) {
     const msg = $("control-msg");
-    if (!$("pin").value.trim()) {
-      $("controls").open = true;
-      $("pin").focus();
-      return;
-    }
-    fetch(cfg.api + "/" + path, {
+    msg.textContent = "…";
+    msg.className = "msg";
+    return fetch(cfg.api + "/" + path, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Scorekeeper-Pin": $("pin").value.trim() },
       body: JSON.stringify(body || {}),
-    }).then((r) => r.json().then((data) => {
-      if (r.status === 401) throw new Error(W.pin_wrong);
-      if (!r.ok) throw new Error(data.error || r.statusText);
+    }).then((r) => r.json().catch(() => ({})).then((data) => {
+      if (!r.ok) throw data;
       msg.textContent = W.saved;
       msg.className = "msg ok";
       render(data);
-    })).catch((err) => { msg.textContent = err.message; msg.className = "msg err"; $("controls").open = true; });
+      return true;
+    })).catch((err) => {
+      msg.innerHTML = err instanceof Error ? esc(W.offline) : problem(err, 0);
+      msg.className = "msg err";
+      $("controls").open = true;
+      return false;
+    });
   }
+
+  // The card picker: rank, then suit, big buttons; resolves with the card ("KS") or null.
+  let picked = null;
+  function pick(title) {
+    const box = $("picker");
+    $("picker-title").textContent = title;
+    for (const b of box.querySelectorAll("[data-rank]")) b.setAttribute("aria-pressed", "false");
+    for (const b of box.querySelectorAll("[data-suit]")) b.disabled = true;
+    box.hidden = false;
+    box.querySelector("[data-rank]").focus();
+    return new Promise((resolve) => { picked = resolve; });
+  }
+  function closePicker(cardPicked) {
+    $("picker").hidden = true;
+    const resolve = picked;
+    picked = null;
+    if (resolve) resolve(cardPicked);
+  }
+  $("picker").addEventListener("click", (e) => {
+    const b = e.target.closest("button");
+    if (!b) { if (e.target === $("picker")) closePicker(null); return; }
+    e.stopPropagation();
+    if (b.dataset.rank) {
+      for (const other of $("picker").querySelectorAll("[data-rank]")) other.setAttribute("aria-pressed", String(other === b));
+      for (const suit of $("picker").querySelectorAll("[data-suit]")) suit.disabled = false;
+    } else if (b.dataset.suit) {
+      const rank = $("picker").querySelector("[data-rank][aria-pressed='true']");
+      if (rank) closePicker(rank.dataset.rank + b.dataset.suit);
+    } else if (b.dataset.picker === "cancel") closePicker(null);
+  });
+  document.addEventListener("keydown", (e) => { if (e.key === "Escape" && !$("picker").hidden) closePicker(null); });
+
+  const withCard = (title, then) => pick(title).then((c) => (c ? then(c) : false));
+  function correctPlay(play) {
+    if (!(play >= 1)) { $("play-no").focus(); return; }
+    $("play-no").value = String(play);
+    withCard(fmt(W.pick_play, { play: play }), (c) => send("correct", { play: play, card: c }));
+  }
+  function saveNames() {
+    const inputs = [0, 1, 2, 3].map((seat) => $("name-" + seat));
+    const changed = inputs.filter((i) => i.value.trim() !== ((state.names || [])[Number(i.dataset.seat)] || ""));
+    return changed.reduce((done, input) => done.then((ok) => ok && send("name", {
+      seat: Number(input.dataset.seat), name: input.value.trim(),
+    }).then((saved) => { if (saved) delete input.dataset.dirty; return saved; })), Promise.resolve(true));
+  }
+  for (const seat of [0, 1, 2, 3]) $("name-" + seat).addEventListener("input", (e) => { e.target.dataset.dirty = "1"; });
+  $("sheet-style").value = sheetStyle();
+  $("sheet-style").addEventListener("change", () => { localStorage.setItem(sheetKey, $("sheet-style").value); render(state); });
+
   const actions = {
     undo: () => send("undo", { expect: state.seq }),
-    play: () => send("plays", { card: $("card-in").value }),
-    correct: () => send("correct", { play: Number($("play-no").value), card: $("fix-card").value }),
-    deal: () => send("deal", { dealer: Number($("dealer-in").value), turned: $("turned-in").value }),
-    turned: () => send("correct", { turned: $("turned-in").value }),
+    play: () => withCard(W.pick_next, (c) => send("plays", { card: c })),
+    correct: () => correctPlay(Number($("play-no").value)),
+    deal: () => withCard(W.pick_turned, (c) => send("deal", { dealer: Number($("dealer-in").value), turned: c })),
+    turned: () => withCard(W.pick_turned, (c) => send("correct", { turned: c })),
+    dealer: () => send("dealer", { dealer: Number($("dealer-in").value) }),
     match: () => send("match", {}),
+    names: saveNames,
   };
   document.addEventListener("click", (e) => {
+    if (!$("picker").hidden) return;
     const played = e.target.closest("[data-play]");
     if (played) {  // tap a card to correct it
-      $("play-no").value = played.dataset.play;
       $("controls").open = true;
-      $("fix-card").focus();
+      correctPlay(Number(played.dataset.play));
       return;
     }
     const b = e.target.closest("button");
