@@ -12,7 +12,7 @@ def test_confirmed_calibration_saves_the_geometry_run_reads(tmp_path, capsys):
     out, image = tmp_path / "geometry.json", tmp_path / "calibration.png"
     status = main(["calibrate", "--source", str(video), "--seat0", "left", "--clockwise",
                    "--out", str(out), "--image", str(image), "--yes"])
-    assert status == 0 and "seat 0 (Nós) should be the player by the left edge" in capsys.readouterr().out
+    assert status == 0 and "Jogador 1 (Nós) should be the player by the left edge" in capsys.readouterr().out
     geometry = load_geometry(str(out))
     assert [geometry.side_of_seat(s) for s in range(4)] == [Side.LEFT, Side.TOP, Side.RIGHT, Side.BOTTOM]
     picture = cv2.imread(str(image))

@@ -452,3 +452,74 @@ def test_a_settlement_with_a_card_outside_the_options_is_refused(app: Flask, cli
     response = post(client, "/api/doubt", {"doubt": seq, "card": "AD" if "AD" not in options else "AC"})
     assert response.status_code == 400 and "not one of its options" in response.get_json()["error"]
     assert state(client) == before
+
+
+# -- a café evening: names, the next match, errors the page can word -----------------------------
+
+
+def win_a_match(client: FlaskClient) -> None:
+    """A match to 1 risco, won by its first deal (a deal that is not a 60-60 tie)."""
+    post(client, "/api/rules", {"target": 1})
+    for seed in range(1, 40):
+        turned, cards = legal_deal(seed)
+        post(client, "/api/deal", {"dealer": 0, "turned": turned})
+        if post(client, "/api/plays", {"cards": cards}).get_json()["winner"]:
+            return
+        post(client, "/api/undo")  # the 40 cards, in one write
+        post(client, "/api/undo")  # the deal
+    raise AssertionError("no winning deal in 39 seeds")
+
+
+def test_the_table_names_its_players(client: FlaskClient) -> None:
+    reply = post(client, "/api/name", {"seat": 2, "name": " Maria  José "})
+    assert reply.status_code == 200 and reply.get_json()["names"] == ["", "", "Maria José", ""]
+    assert state(client)["names"][2] == "Maria José"
+    assert post(client, "/api/name", {"seat": 2, "name": ""}).get_json()["names"][2] == ""
+    assert client.post("/api/name", json={"seat": 0, "name": "Ana"}).status_code == 401
+    for body, code in (({"seat": 0, "name": "x" * 25}, "name_long"), ({"seat": 0, "name": "a\x1bb"}, "name_bad"),
+                       ({"seat": 0}, "other"), ({"seat": 0, "name": "Ana", "colour": "red"}, "other")):
+        reply = post(client, "/api/name", body)
+        assert reply.status_code == 400 and reply.get_json()["code"] == code, body
+    assert client.get("/api/log").get_json()[-1]["name"] == "", "nothing refused reached the log"
+
+
+def test_a_deal_after_a_won_match_opens_the_next_one(client: FlaskClient) -> None:
+    win_a_match(client)
+    assert state(client)["winner"]
+    turned, _ = legal_deal(50, dealer=1)
+    after = post(client, "/api/deal", {"turned": turned}).get_json()
+    assert after["match"] == 2 and after["current"]["turned"] == turned and after["history"][0]["winner"]
+
+
+def test_a_table_that_confirms_is_told_to_tap_nova_partida(tmp_path: Path) -> None:
+    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "c.db"), "PIN": PIN, "CONFIRM_NEXT_MATCH": True})
+    client = app.test_client()
+    win_a_match(client)
+    refused = post(client, "/api/deal", {"turned": "AH"})
+    assert refused.status_code == 400 and refused.get_json()["code"] == "match_won"
+    assert "confirmNextMatch: true" in client.get("/").get_data(as_text=True)
+    assert post(client, "/api/match").get_json()["match"] == 2
+    assert post(client, "/api/deal", {"turned": "AH"}).get_json()["current"]["turned"] == "AH"
+
+
+def test_errors_carry_a_code_the_page_words_in_its_language(client: FlaskClient, app: Flask) -> None:
+    cards = started(client, plays=2)
+    again = post(client, "/api/plays", {"card": cards[0]})
+    assert again.status_code == 400
+    assert again.get_json()["code"] == "already_played" and again.get_json()["args"] == {"card": cards[0], "trick": "1"}
+    assert post(client, "/api/plays", {"card": cards[2]}, headers={"X-Scorekeeper-Pin": "0000"}).get_json()["code"] == "pin"
+    stale = post(client, "/api/undo", {"expect": 1})
+    assert stale.status_code == 409 and stale.get_json()["code"] == "stale"
+    words = json.loads((Path(str(app.static_folder)) / "i18n.json").read_text("utf-8"))
+    from scorekeeper.web.messages import BY_STATUS, PATTERNS
+
+    for code in [*BY_STATUS.values(), *(code for code, _ in PATTERNS), "other"]:
+        for lang in ("pt", "en", "fr"):
+            assert f"err_{code}" in words[lang], f"{lang} has no sentence for {code}"
+    assert "{card}" in words["pt"]["err_already_played"] and "vaza" in words["pt"]["err_already_played"]
+
+
+def test_the_favicon_is_served(client: FlaskClient) -> None:
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.mimetype == "image/x-icon" and icon.data[:4] == b"\x00\x00\x01\x00"
+    icon.close()

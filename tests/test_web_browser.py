@@ -76,6 +76,21 @@ def write(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
         return data
 
 
+RANK_ON_PAGE = {"K": "R", "J": "V", "Q": "D"}
+"""The picker's buttons show the Portuguese letters (Rei, Valete, Dama)."""
+
+
+def pick(page: Any, opener: str, card: str) -> None:
+    """Open the picker with a tap on ``opener`` and choose ``card`` ("KS"): rank, then suit."""
+    page.click(opener)
+    page.wait_for_selector("#picker:not([hidden])")
+    rank = page.locator(f"#picker [data-rank='{card[0]}']")
+    assert rank.inner_text() == RANK_ON_PAGE.get(card[0], card[0])
+    rank.click()
+    page.click(f"#picker [data-suit='{card[1]}']")
+    page.wait_for_selector("#picker", state="hidden")
+
+
 def test_the_page_shows_the_score_and_follows_a_write_live(server: tuple[str, Store], page: Any) -> None:
     base, store = server
     turned, plays = legal_deal(21)
@@ -102,9 +117,13 @@ def test_the_page_shows_the_score_and_follows_a_write_live(server: tuple[str, St
     assert "Renúncia" in alert and f"Vaza {revoke['trick']}" in alert and f"Jogador {revoke['seat'] + 1}" in alert
     assert delay < 1.0, f"the update took {delay:.2f} s to reach the page"
 
-    # Tapping a card of a vaza fills the correction form with its play number.
+    # Tapping a card of a vaza opens the card picker for that play; cancelling writes nothing.
     page.click("#vazas [data-play='3']")
-    assert page.input_value("#play-no") == "3" and page.locator("#controls[open]").count() == 1
+    page.wait_for_selector("#picker:not([hidden])")
+    assert "Jogada 3" in page.inner_text("#picker-title") and page.input_value("#play-no") == "3"
+    page.click("#picker [data-picker='cancel']")
+    page.wait_for_selector("#picker", state="hidden")
+    assert store.state("mesa")["seq"] == expected["seq"]
 
     page.click("text=EN")
     page.wait_for_selector("text=Vazas of the deal")
@@ -128,15 +147,14 @@ def test_the_table_corrects_a_card_from_the_phone(server: tuple[str, Store], pag
     store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays[:6]))
     page.goto(base + "/")
     page.wait_for_selector("#conn.live", timeout=5000)
-    page.click("#mesa [data-play='6']")
     replacement = next(card for card in plays[6:] if card != turned)
-    page.fill("#fix-card", replacement)
+    page.click("#controls summary")
     page.fill("#pin", "0000")
-    page.click("#controls button[data-action='correct']")
+    pick(page, "#mesa [data-play='6']", replacement)
     page.wait_for_selector("#control-msg.err")
-    assert "PIN" in page.inner_text("#control-msg")
+    assert "PIN da mesa errado" in page.inner_text("#control-msg")
     page.fill("#pin", PIN)
-    page.click("#controls button[data-action='correct']")
+    pick(page, "#mesa [data-play='6']", replacement)
     page.wait_for_selector("#control-msg.ok")
     assert store.record("mesa")["deals"][0]["plays"][5] == replacement
     assert page.evaluate("document.body.dataset.seq") == "8", "the page shows the corrected state"
@@ -178,3 +196,105 @@ def test_the_table_settles_a_doubt_by_tapping_a_card(server: tuple[str, Store], 
     page.wait_for_selector("#doubts[hidden]", state="attached", timeout=3000)
     assert store.record("mesa")["deals"][0]["plays"][1] == other
     assert store.state("mesa")["doubts"] == [] and raised.seq == 4
+
+
+def serve_on(database: Path, port: int) -> Any:
+    """The page as `scorekeeper serve` serves it, on a fixed port so a phone's address stays valid."""
+    from scorekeeper.web.server import make_page_server
+
+    app = create_app({"DATABASE": str(database), "PIN": PIN, "HEARTBEAT": 0.5})
+    page_server = make_page_server(app, "127.0.0.1", port)
+    page_server.start_in_background()
+    return page_server
+
+
+def test_an_evening_at_the_cafe_on_a_phone(browser: Any, tmp_path: Path) -> None:
+    """Correct a card with the picker, undo it, name a player, play a match to 4, see the next
+    match start at the next trunfo, restart the server and carry on with the same PIN."""
+    database = tmp_path / "cafe.db"
+    first = serve_on(database, 0)
+    port = int(first.url.rsplit(":", 1)[1].strip("/"))
+    base = f"http://127.0.0.1:{port}"
+    store = Store.open(database)
+    turned, plays = legal_deal(31)
+    store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays[:6]))
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    page = context.new_page()
+    try:
+        page.goto(base + "/")
+        page.wait_for_selector("#conn.live", timeout=5000)
+        page.click("#controls summary")
+        page.fill("#pin", PIN)
+
+        # A card the camera misread: tap it, pick the right one. A card already played is refused,
+        # in Portuguese.
+        pick(page, "#mesa [data-play='6']", plays[0])
+        page.wait_for_selector("#control-msg.err")
+        assert "já foi jogada na vaza 1" in page.inner_text("#control-msg")
+        right = next(card for card in plays[6:] if card[1] == plays[5][1] and card != turned)
+        pick(page, "#mesa [data-play='6']", right)
+        page.wait_for_selector("#control-msg.ok")
+        assert store.record("mesa")["deals"][0]["plays"][5] == right
+        before = store.last_seq("mesa")
+        page.click("#controls button[data-action='undo']")
+        page.wait_for_function(f"Number(document.body.dataset.seq) > {before}")
+        assert store.record("mesa")["deals"][0]["plays"][5] == plays[5], "undo put the camera's card back"
+
+        # A name, typed with markup: stored as text, shown as text on the vaza cross.
+        page.fill("#name-1", "Rui <i>o novo</i>")
+        page.click("#controls button[data-action='names']")
+        page.wait_for_selector("#control-msg.ok")
+        assert store.state("mesa")["names"][1] == "Rui <i>o novo</i>"
+        page.wait_for_selector("#mesa .seat[data-seat='1'] .who:has-text('Rui')")
+        assert "Rui <i>o novo</i>" in page.inner_text("#mesa .seat[data-seat='1'] .who")
+        assert page.locator("#mesa i").count() == 0
+
+        # The sheet as the north draws it: one dot per risco at the ends of a cross.
+        page.select_option("#sheet-style", "cruz")
+
+        # The rest of the match, as the camera would feed it.
+        store.append("mesa", *(CardPlayed(card) for card in plays[6:]))
+        seed = 100
+        while not store.state("mesa")["winner"]:
+            dealer = store.state("mesa")["next_dealer"]
+            turned, cards = legal_deal(seed, dealer=dealer)
+            store.append("mesa", DealStarted(dealer=dealer, turned=turned), next_match=True)
+            store.append("mesa", *(CardPlayed(card) for card in cards))
+            seed += 1
+        won = store.state("mesa")
+        page.wait_for_selector("#winner:not([hidden])")
+        assert "A próxima partida começa com o próximo trunfo" in page.inner_text("#winner")
+        score = won["score"]
+        assert page.locator("#cross circle.nos").count() == score["nos"]
+        assert page.locator("#cross circle.eles").count() == score["eles"]
+        assert max(score.values()) >= 4
+
+        # The next trunfo the camera sees: the next match starts by itself, the won one is kept.
+        dealer = won["next_dealer"]
+        turned, cards = legal_deal(seed, dealer=dealer)
+        store.append("mesa", DealStarted(dealer=dealer, turned=turned), next_match=True)
+        page.wait_for_selector("#winner", state="hidden")
+        assert page.inner_text("#target").startswith("Partida 2")
+        assert page.inner_text("#score-nos") == "0" and page.inner_text("#score-eles") == "0"
+        history = page.inner_text("#history")
+        assert f"Partida 1: Nós {score['nos']}" in history and "Rui" in history
+
+        # The server restarts (the café's laptop slept): same address, same PIN.
+        first.stop()
+        second = serve_on(database, port)
+        try:
+            page.reload()
+            page.wait_for_selector("#conn.live", timeout=5000)
+            assert page.inner_text("#target").startswith("Partida 2")
+            page.click("#controls summary")
+            page.fill("#pin", "")
+            page.fill("#pin", PIN)
+            new_turned = next(card for card in cards if card != turned)
+            pick(page, "#controls button[data-action='turned']", new_turned)
+            page.wait_for_selector("#control-msg.ok")
+            assert store.state("mesa")["current"]["turned"] == new_turned
+        finally:
+            second.stop()
+    finally:
+        context.close()
+        first.stop()

@@ -21,7 +21,8 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("--source", required=True, help="camera index (0), video file, or stream URL")
-    parser.add_argument("--seat0", choices=["bottom", "right", "top", "left"], help="side seat 0 sits by")
+    parser.add_argument("--seat0", choices=["bottom", "right", "top", "left"],
+                        help="side of the image Jogador 1 (Nós) sits by (default: bottom)")
     parser.add_argument("--clockwise", action="store_true", help="seats go clockwise seen from above (Brazil)")
     parser.add_argument("--image", default="calibration.png", help="where to write the picture (default: %(default)s)")
     parser.add_argument("--out", default="geometry.json", help="where to write the geometry (default: %(default)s)")
@@ -47,8 +48,9 @@ def run(args: argparse.Namespace) -> int:
     geometry = seated(TableGeometry.default(width, height), seat0=args.seat0, clockwise=args.clockwise)
     if not cv2.imwrite(args.image, draw_geometry(frame.image, geometry)):
         raise SourceError(f"cannot write {args.image!r}: check the folder exists and is writable")
-    print(f"Open {args.image}: seat 0 (Nós) should be the player by the {geometry.seat0.value} edge, and the "
-          f"seats should follow in playing order ({'clockwise' if geometry.clockwise else 'counter-clockwise'}).")
+    print(f"Open {args.image}: Jogador 1 (Nós) should be the player by the {geometry.seat0.value} edge, and "
+          f"Jogador 2, 3 and 4 should follow in playing order "
+          f"({'clockwise' if geometry.clockwise else 'counter-clockwise'}).")
     if not args.yes:
         if not sys.stdin.isatty():
             print("Not saved: confirm with --yes, or run this in a terminal.", file=sys.stderr)

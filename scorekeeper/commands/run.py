@@ -26,7 +26,7 @@ def register(subparsers: Any) -> None:
                         help="a preset (tournament, vila_flor, brazil, cafe, azores, norte) or key=value "
                              "pairs: tie=carry,target=7,melar=true")
     parser.add_argument("--seat0", choices=["bottom", "right", "top", "left"],
-                        help="side of the image seat 0 sits by (default: bottom)")
+                        help="side of the image Jogador 1 (Nós) sits by (default: bottom)")
     parser.add_argument("--clockwise", action="store_true",
                         help="seats follow clockwise seen from above (Brazil); default counter-clockwise")
     parser.add_argument("--geometry", metavar="FILE", help="table geometry JSON: play area and seat sides")

@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
         "--clockwise", action="store_true", help="seats in playing order clockwise (Brazil)"
     )
     parser.add_argument(
-        "--seat0", choices=SIDES, default="bottom", help="image side of seat 0 (default bottom)"
+        "--seat0", choices=SIDES, default="bottom", help="image side of Jogador 1 (Nós) (default bottom)"
     )
     parser.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
     parser.add_argument(

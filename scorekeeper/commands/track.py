@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
                         help="SOURCE is a simulated clip.json: track its ground-truth detections")
     noise = parser.add_argument_group("noise (for detection streams and --from-truth)")
     noise.add_argument("--noise", action="store_true",
-                       help="degrade detections as issue 5 tests: 30%% frames dropped, 5%% misreads, "
+                       help="degrade detections like the tracker's benchmark: 30%% frames dropped, 5%% misreads, "
                        "ghost cards, hands covering cards")
     for name, what in (("drop", "share of frames dropped"), ("misread", "share of reads wrong"),
                        ("spurious", "chance per frame of a one-frame ghost card"),
@@ -54,7 +54,7 @@ def register(subparsers: Any) -> None:
     table.add_argument("--geometry", metavar="FILE",
                        help="table geometry JSON (play area, seat sides); default: centred play area")
     table.add_argument("--seat0", choices=("bottom", "right", "top", "left"),
-                       help="the image side seat 0 sits on (default bottom)")
+                       help="the image side Jogador 1 (Nós) sits on (default bottom)")
     table.add_argument("--clockwise", action="store_true",
                        help="seats go clockwise seen from above (Brazil); default counter-clockwise")
     table.add_argument("--rules", metavar="PRESET",
@@ -134,7 +134,7 @@ def _open_source(args: argparse.Namespace) -> tuple[float | None, dict[str, Any]
 
 
 def _noise(args: argparse.Namespace) -> Any:
-    """The noise asked for: ``--noise`` for issue 5's mix, single knobs on top of it or of none."""
+    """The noise asked for: ``--noise`` for the benchmark's mix, single knobs on top of it or of none."""
     from dataclasses import replace
 
     from scorekeeper.tracking.noise import Noise

@@ -17,7 +17,7 @@ from scorekeeper.vision.detections import CardDetection, FrameDetections
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Noise:
-    """How much trouble to add; the defaults are issue 5's test conditions."""
+    """How much trouble to add; the defaults are the tracker benchmark's conditions."""
 
     drop: float = 0.3
     """Share of frames that never reach the tracker."""

@@ -40,7 +40,7 @@ without keeping their 3:4 aspect; the session-4 classifier, never shown either, 
 STRETCH_RANGE = (0.72, 1.0)
 STROKE_SHARE = 0.0
 """Crops whose ink is made a pixel bolder or thinner (:func:`stroke`); off in the shipped recipe.
-Session 7's classifier G, F fine-tuned with 0.3, named real index crops better (top-1 0.895 ->
+The unshipped classifier G, F fine-tuned with 0.3, named real index crops better (top-1 0.895 ->
 0.920; real card P/R at 256 0.924 / 0.791 -> 0.933 / 0.833) but the tracker, reading rendered deal
 videos with it, got 16 of 20 deals right on seeds 7300-7319 against F's 19 (models/README.md)."""
 JPEG_SHARE = 0.3
