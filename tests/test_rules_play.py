@@ -64,7 +64,7 @@ def test_card_played_twice_is_refused():
 
 def test_turned_card_belongs_to_the_dealer():
     deal = Deal.start(dealer=3, turned=Card.parse("2C"))
-    with pytest.raises(IllegalPlayError, match="belongs to the dealer \\(seat 3\\)"):
+    with pytest.raises(IllegalPlayError, match="belongs to the dealer \\(Jogador 4 \\(Eles\\)\\)"):
         deal.play(Card.parse("2C"))
     dealer_plays_it = deal.play_all(cards("AS KS QS 2C"))
     assert not dealer_plays_it.turned_in_hand

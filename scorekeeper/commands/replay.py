@@ -92,7 +92,7 @@ def format_result(result: dict[str, Any]) -> str:
         if deal["outcome"] == "tie":
             lines.append("  60–60: nobody scores")
         elif deal["outcome"] == "thrown_in":
-            lines.append(f"  no score: seat {deal['dealer']} deals again")
+            lines.append(f"  no score: {seat_label(deal['dealer'])} deals again")
         elif riscos["nos"] or riscos["eles"]:
             team = "Nós" if riscos["nos"] else "Eles"
             gained = max(riscos.values())

@@ -25,7 +25,7 @@ from enum import Enum
 
 from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules.cards import Card, Deck, Suit
-from scorekeeper.rules.seats import SEATS, Team, next_seat, team_of
+from scorekeeper.rules.seats import SEATS, Team, next_seat, seat_label, team_of
 from scorekeeper.rules.trick import Trick
 from scorekeeper.rules.variants import FirstLead, Rules
 
@@ -193,7 +193,7 @@ class Deal:
         if self.thrown_in is not None:
             raise IllegalPlayError(
                 f"{card} comes after the deal was thrown in ({self.thrown_in.value}): "
-                f"the same dealer (seat {self.dealer}) deals again, start a new deal"
+                f"the same dealer ({seat_label(self.dealer)}) deals again, start a new deal"
             )
         if self.is_complete:
             raise IllegalPlayError(f"{card} comes after the tenth vaza: the deal is over, start a new deal")
@@ -205,8 +205,8 @@ class Deal:
         seat = self.to_play
         if card == self.turned and seat != self.dealer:
             raise IllegalPlayError(
-                f"{card} is the turned trunfo, which belongs to the dealer (seat {self.dealer}), "
-                f"but seat {seat} is to play"
+                f"{card} is the turned trunfo, which belongs to the dealer ({seat_label(self.dealer)}), "
+                f"but {seat_label(seat)} is to play"
             )
 
     def can_play(self, card: Card) -> bool:
@@ -235,7 +235,7 @@ class Deal:
                     card=claim.card,
                     led=claim.suit,
                     proof=(
-                        f"seat {seat} played {claim.card} on {claim.suit.portuguese} in vaza {claim.trick}, "
+                        f"{seat_label(seat)} played {claim.card} on {claim.suit.portuguese} in vaza {claim.trick}, "
                         f"then {card} in vaza {trick_no}: it still held {claim.suit.portuguese}"
                     ),
                     proven_in_trick=trick_no,
@@ -253,7 +253,7 @@ class Deal:
                         card=card,
                         led=led,
                         proof=(
-                            f"the dealer (seat {seat}) played {card} on trunfo {led.portuguese} "
+                            f"the dealer ({seat_label(seat)}) played {card} on trunfo {led.portuguese} "
                             f"while still holding the turned card {self.turned}"
                         ),
                         proven_in_trick=trick_no,

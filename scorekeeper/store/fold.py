@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from scorekeeper.rules import parse_record
+from scorekeeper.rules import parse_record, seat_label
 from scorekeeper.store.events import (
     CardCorrected,
     CardPlayed,
@@ -113,7 +113,7 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
         if "thrown_in" in deals[-1]:
             raise StoreError(
                 f"card {event.card}: deal {len(deals)} was thrown in ({deals[-1]['thrown_in']}): "
-                f"the same dealer (seat {deals[-1]['dealer']}) deals again, start the next deal"
+                f"the same dealer ({seat_label(deals[-1]['dealer'])}) deals again, start the next deal"
             )
         plays = deals[-1]["plays"]
         if len(plays) >= MAX_PLAYS:

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from scorekeeper.rules import seat_label
 from scorekeeper.store.events import (
     ConflictError,
     DealStarted,
@@ -319,5 +320,5 @@ def _check_decisions(new: Sequence[StoredEvent], state: dict[str, Any]) -> None:
             continue
         if (event.deal, event.trick, event.seat) not in found:
             raise StoreError(
-                f"no renúncia by seat {event.seat} in vaza {event.trick} of deal {event.deal} to decide on"
+                f"no renúncia by {seat_label(event.seat)} in vaza {event.trick} of deal {event.deal} to decide on"
             )

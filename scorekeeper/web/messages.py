@@ -28,7 +28,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("deal_unfinished", r"deal (?P<deal>\d+) has only (?P<plays>\d+) plays"),
         ("no_play", r"correction of play (?P<play>\d+) of deal \d+: that deal has (?P<plays>\d+) plays"),
         ("no_deal", r"no deal (yet|started yet)"),
-        ("no_renuncia", r"no renúncia by seat"),
+        ("no_renuncia", r"no renúncia by .* to decide on"),
         ("nothing_to_undo", r"nothing to undo"),
         ("unknown_card", r"unknown card"),
         ("name_long", r"^name .* characters long: use at most (?P<most>\d+)"),
