@@ -236,6 +236,7 @@
     renderHistory();
     document.body.dataset.seq = state.seq;
     document.body.dataset.match = state.match;
+    for (const option of $("dealer-in").options) option.textContent = `${W.dealer}: ${seatLabel(Number(option.value))}`;
     $("dealer-in").value = String(state.next_dealer);
     for (const seat of [0, 1, 2, 3]) {  // names being typed are kept until saved
       const input = $("name-" + seat);
