@@ -3,13 +3,13 @@
 For each seed a whole deal is simulated and rendered to an .mp4 (webcam effects on), every frame
 is read by the card reader (ONNX), the tracker rebuilds the deal, and the record is compared with
 the simulator's truth. Prints, per deal and in total, how many deals have every card, seat and
-trick winner right (issue 5's target: at least 95%), plus reading speed.
+trick winner right (the tracker's target: at least 95%), plus reading speed.
 
     python benchmarks/tracker_video_eval.py                      # 20 deals, seeds 7200-7219
     python benchmarks/tracker_video_eval.py --seeds 4 --workers 1 --model path/to/model
 
 Seeds below 1000 were used while tuning the tracker, 5000-5100 by tracker_eval.py, 7000-7019 to
-tune the tracker against the shipped reader's reads, 7100-7119 to tune it again in session 5;
+tune the tracker against the shipped reader's reads, 7100-7119 to tune it again;
 these start at 7200. A later change tuned on them should measure on 7300 on.
 """
 

@@ -203,6 +203,7 @@ class Deal:
             trick = self._trick_of(card)
             raise IllegalPlayError(f"{card} was already played in vaza {trick}: each card is played once")
         seat = self.to_play
+        assert seat is not None  # a deal not complete has a seat to play
         if card == self.turned and seat != self.dealer:
             raise IllegalPlayError(
                 f"{card} is the turned trunfo, which belongs to the dealer ({seat_label(self.dealer)}), "
