@@ -44,7 +44,7 @@ def test_readable_account_and_ground_truth_comparison(tmp_path: Path,
     truth.write_text(json.dumps({"record": wrong, "events": []}), encoding="utf-8")
     assert main(["track", str(stream), "--ground-truth", str(truth)]) == 0
     out = capsys.readouterr().out
-    assert "vaza 1 to seat 2: 2S KS AS 5S, 15 points" in out
+    assert "vaza 1 to Jogador 3 (Nós): 2S KS AS 5S, 15 points" in out
     assert "frames/s" in out
     assert "Against the ground truth: plays 2/4 right, seats 2/4, tricks 0/1" in out
 
