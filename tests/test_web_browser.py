@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from scorekeeper.store import CardPlayed, DealStarted, DoubtRaised, RulesChanged, Store
+from scorekeeper.store import CardPlayed, DealStarted, DoubtRaised, RulesChanged, SeatNamed, Store
 from scorekeeper.web import create_app
 from tests.test_store import legal_deal, revoke_deal
 
@@ -163,7 +163,7 @@ def test_the_table_corrects_a_card_from_the_phone(server: tuple[str, Store], pag
 def test_phone_screenshot(server: tuple[str, Store], page: Any) -> None:
     """A mid-match table: one deal scored, a vaza on the table, a suspected renúncia."""
     base, store = server
-    store.append("mesa", RulesChanged(rules={"target": 7}))
+    store.append("mesa", RulesChanged(rules={"target": 7}), SeatNamed(seat=0, name="Ana"), SeatNamed(seat=3, name="Rui"))
     for dealer, seed in ((0, 22), (1, 23)):
         turned, plays = legal_deal(seed, dealer=dealer)
         store.append("mesa", DealStarted(dealer=dealer, turned=turned), *(CardPlayed(card) for card in plays))
@@ -173,6 +173,7 @@ def test_phone_screenshot(server: tuple[str, Store], page: Any) -> None:
     page.goto(base + "/")
     page.wait_for_selector("#conn.live", timeout=5000)
     assert page.locator("#mesa .slot .c").count() == 2
+    assert page.inner_text("#mesa .seat[data-seat='3'] .who").startswith("Rui")
     target = os.environ.get("SCOREKEEPER_SCREENSHOT")
     if target:
         page.screenshot(path=target, full_page=True)
