@@ -104,7 +104,8 @@ def test_nova_partida_in_the_middle_of_a_deal_carries_the_deal_into_the_new_matc
     store.append("mesa", MatchStarted())
     state = store.state("mesa")
     assert state["match"] == 2 and state["current"]["number"] == 1 and state["current"]["dealer"] == 1
-    assert state["history"][0]["deals"] == 1, "the finished deal stays in the old match"
+    first_alone = replay_record({"deals": [{"dealer": 0, "trump": first_turned, "plays": first}]})
+    assert state["history"][0]["score"] == first_alone["score"], "the old match scores its finished deal only"
     store.append("mesa", *(CardPlayed(c) for c in plays[6:]))  # the camera goes on: nothing is refused
     alone = replay_record({"deals": [{"dealer": 1, "trump": turned, "plays": plays}]})
     assert store.state("mesa")["score"] == alone["score"]

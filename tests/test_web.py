@@ -217,7 +217,7 @@ def test_rules_and_a_new_match(client: FlaskClient) -> None:
     # The deal being played moves into the new match: its cards are still on the table.
     assert fresh["match"] == 2 and fresh["current"]["number"] == 1
     assert [c for t in fresh["current"]["tricks"] for c in t["cards"]] + fresh["current"]["table"]["cards"] == cards[:2]
-    assert fresh["history"][0]["deals"] == 0
+    assert fresh["history"][0]["score"] == {"nos": 0, "eles": 0}, "the match left does not score it"
     assert post(client, "/api/plays", {"card": cards[2]}).status_code == 200
 
 

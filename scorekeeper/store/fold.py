@@ -196,16 +196,20 @@ def _settle(match: Match, event: DoubtSettled) -> None:
 
 
 def _next_match(match: Match) -> Match:
-    """The match after ``match``, same rules and names. A deal still being played moves into it:
-    the cards on the table go on being played, so the table's "Nova partida" never loses them."""
+    """The match after ``match``, same rules and names. A deal still being played goes on in it:
+    the cards on the table keep being played, so the table's "Nova partida" never loses them. The
+    match left keeps that deal as it stood, unscored; nothing of it is changed, so a fold can be
+    extended or redone from any match's start."""
     deals: list[dict[str, Any]] = match.record["deals"]
     following = Match(record={"rules": dict(match.record.get("rules", {})), "deals": []}, names=dict(match.names))
-    if deals and len(deals[-1]["plays"]) < MAX_PLAYS:
-        number = len(deals)
-        following.record["deals"].append(deals.pop())
-        for deal, trick, seat in list(match.decisions):
-            if deal == number:
-                following.decisions[(1, trick, seat)] = match.decisions.pop((deal, trick, seat))
+    last = deals[-1] if deals else None
+    if last is not None and len(last["plays"]) < MAX_PLAYS and "thrown_in" not in last:
+        following.record["deals"].append(copy.deepcopy(last))
+        following.decisions = {
+            (1, trick, seat): status
+            for (deal, trick, seat), status in match.decisions.items()
+            if deal == len(deals)
+        }
     return following
 
 
