@@ -42,28 +42,49 @@
     return `<svg viewBox="0 0 ${width} ${h}" width="${width}" height="${h}" aria-hidden="true">${lines}</svg>`;
   }
 
-  // Riscos as dots at the ends of a cross (the north's sheet): risco i of a team goes to arm end
-  // i % 4 (top, right, bottom, left), Nós on the side before the arm going round, Eles on the side
-  // after; a second round of four (matches to 7 or 10) sits further in. A 4-0 match (pente) gets a
-  // loop round the winner's four dots.
-  function cross(score, target) {
-    const c = 70, arm = 58, side = 9, step = 16;
-    const ends = [[0, -1], [1, 0], [0, 1], [-1, 0]];
-    let dots = "";
+  // Riscos as dots at the ends of a cross (the north's sheet): a team's n-th risco goes to the end
+  // of arm n % 4 (top, right, bottom, left), on that team's side of the arm (Nós before it going
+  // round, Eles after), and every four more start a ring further out; a match won with the other
+  // team on none (pente) gets a loop round the winner's dots. The engine's marks (state.sheet) are
+  // used when the state carries them; else they are laid out the same way from the score.
+  const ARMS = { top: [0, -1], right: [1, 0], bottom: [0, 1], left: [-1, 0] };
+  function crossMarks() {
+    if (state.sheet && state.sheet.cruz) return state.sheet.cruz;
+    const order = ["top", "right", "bottom", "left"], marks = {};
+    for (const team of ["nos", "eles"]) {
+      marks[team] = [];
+      for (let i = 0; i < state.score[team]; i++) marks[team].push({ arm: order[i % 4], ring: Math.floor(i / 4) });
+    }
+    return marks;
+  }
+  function pente() {
+    if (state.sheet && "pente" in state.sheet) return state.sheet.pente;
+    const w = state.winner;
+    return w && state.score[w === "nos" ? "eles" : "nos"] === 0 ? w : null;
+  }
+  function cross() {
+    const c = 76, arm = 40, side = 9, step = 12;
+    const marks = crossMarks();
+    let dots = "", rings = 0;
     for (const [team, sign] of [["nos", -1], ["eles", 1]]) {
-      for (let i = 0; i < score[team]; i++) {
-        const [dx, dy] = ends[i % 4], reach = arm - 6 - Math.floor(i / 4) * step;
+      for (const m of marks[team] || []) {
+        const [dx, dy] = ARMS[m.arm] || ARMS.top, reach = arm + 4 + m.ring * step;
+        rings = Math.max(rings, m.ring);
         const x = c + dx * reach + sign * side * -dy, y = c + dy * reach + sign * side * dx;
-        dots += `<circle class="${team}" cx="${x}" cy="${y}" r="5.5"/>`;
+        dots += `<circle class="${team}" cx="${x}" cy="${y}" r="5.5"${m.deal ? ` data-deal="${Number(m.deal)}"` : ""}/>`;
       }
     }
-    const pente = target === 4 && ((score.nos === 4 && score.eles === 0) || (score.eles === 4 && score.nos === 0));
-    const loop = pente ? `<circle class="pente ${score.nos ? "nos" : "eles"}" cx="${c}" cy="${c}" r="${Math.hypot(arm - 6, side)}"/>` : "";
-    return `<svg viewBox="0 0 ${2 * c} ${2 * c}" width="${2 * c}" height="${2 * c}" role="img" aria-label="${esc(W.nos)} ${score.nos} · ${esc(W.eles)} ${score.eles}">` +
+    const won = pente();
+    const loop = won ? `<circle class="pente ${won === "nos" ? "nos" : "eles"}" cx="${c}" cy="${c}" r="${Math.hypot(arm + 4 + rings * step, side) + 8}"/>` : "";
+    return `<svg viewBox="0 0 ${2 * c} ${2 * c}" width="${2 * c}" height="${2 * c}" role="img" aria-label="${esc(W.nos)} ${state.score.nos} · ${esc(W.eles)} ${state.score.eles}">` +
       `<path class="arms" d="M${c} ${c - arm}V${c + arm}M${c - arm} ${c}H${c + arm}"/>${dots}${loop}</svg>`;
   }
   const sheetKey = "scorekeeper-sheet";
-  const sheetStyle = () => (localStorage.getItem(sheetKey) === "cruz" ? "cruz" : "tracos");
+  // Each phone may choose; without a choice, the table's rules say (the "norte" preset: cruz).
+  const sheetStyle = () => {
+    const chosen = localStorage.getItem(sheetKey) || (state.sheet && state.sheet.style);
+    return chosen === "cruz" ? "cruz" : "tracos";
+  };
 
   // The evidence in the reader's language, from the vaza where the player showed the suit again.
   function proof(r) {
@@ -221,7 +242,8 @@
       $("tally-" + team).hidden = crossed;
     }
     $("cross").hidden = !crossed;
-    $("cross").innerHTML = crossed ? cross(state.score, state.rules.target) : "";
+    $("cross").innerHTML = crossed ? cross() : "";
+    $("sheet-style").value = sheetStyle();
     $("target").textContent = `${W.match} ${state.match} · ${W.to} ${state.rules.target} ${W.riscos}`;
     const win = $("winner");
     win.hidden = !state.winner;
