@@ -340,9 +340,13 @@
 
   // The card picker: rank, then suit, big buttons; resolves with the card ("KS") or null.
   let picked = null;
+  // The ranks of the deck in play: the Azores deck has the 10 (notation T) instead of the 7.
+  const RANKS = { standard: ["A", "7", "K", "J", "Q", "6", "5", "4", "3", "2"], azores: ["A", "T", "K", "J", "Q", "6", "5", "4", "3", "2"] };
   function pick(title) {
     const box = $("picker");
     $("picker-title").textContent = title;
+    const ranks = RANKS[(state.rules && state.rules.deck) || "standard"] || RANKS.standard;
+    box.querySelector(".ranks").innerHTML = ranks.map((r) => `<button type="button" data-rank="${r}">${esc(rankName(r))}</button>`).join("");
     for (const b of box.querySelectorAll("[data-rank]")) b.setAttribute("aria-pressed", "false");
     for (const b of box.querySelectorAll("[data-suit]")) b.disabled = true;
     box.hidden = false;
