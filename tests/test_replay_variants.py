@@ -41,8 +41,8 @@ def test_a_melar_record_throws_in_a_deal_and_the_same_dealer_deals_again(capsys)
     assert [deal["dealer"] for deal in result["deals"]] == [0, 1, 1]
     assert result["score"] == {"nos": 0, "eles": 3} and result["next_dealer"] == 2
     status, out, _ = replay(capsys, "brazil_melar")
-    assert "Deal 2 — dealer seat 1, trunfo 4D (thrown in: melar)" in out
-    assert "no score: seat 1 deals again" in out and "Eles +3 riscos" in out
+    assert "Deal 2 — dealer Jogador 2 (Eles), trunfo 4D (thrown in: melar)" in out
+    assert "no score: Jogador 2 (Eles) deals again" in out and "Eles +3 riscos" in out
     status, _, err = replay(capsys, "brazil_melar", "--rules", "tournament")
     assert status == 2 and "deal 2, thrown in (melar): melar is not played under these rules" in err
     assert replay(capsys, "brazil_melar", "--rules", "brazil")[0] == 0

@@ -132,7 +132,7 @@ def test_a_table_may_throw_in_any_unfinished_deal_by_hand_but_not_a_scored_one()
 
 def test_no_card_is_played_in_a_deal_thrown_in():
     deal = Deal.start(dealer=0, turned=Card.parse("2C")).throw_in(ThrowInReason.MANUAL)
-    with pytest.raises(IllegalPlayError, match=r"thrown in \(manual\): the same dealer \(seat 0\) deals again"):
+    with pytest.raises(IllegalPlayError, match=r"thrown in \(manual\): the same dealer \(Jogador 1 \(Nós\)\) deals again"):
         deal.play(Card.parse("AS"))
     assert deal.to_play is None and not deal.is_complete
 

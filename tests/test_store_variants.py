@@ -39,7 +39,7 @@ def test_melar_at_a_brazilian_table_voids_the_deal_and_the_same_dealer_deals_aga
     state = store.state("mesa")
     assert state["current"]["outcome"] == "thrown_in" and state["next_dealer"] == 2
     assert store.record("mesa")["deals"][0]["thrown_in"] == "melar"
-    with pytest.raises(StoreError, match="deal 1 was thrown in .melar.: the same dealer .seat 2. deals again"):
+    with pytest.raises(StoreError, match="deal 1 was thrown in .melar.: the same dealer .Jogador 3 .Nós.. deals again"):
         store.append("mesa", CardPlayed("AS"))
     store.append("mesa", DealStarted(dealer=2, turned="5C"), CardPlayed("AS"))
     assert store.state("mesa")["current"]["table"]["cards"] == ["AS"]
