@@ -12,7 +12,12 @@ import numpy as np
 
 from scorekeeper.rules.cards import DECK, Card
 from scorekeeper.training.thresholds import fit_temperature, pick_thresholds
-from scorekeeper.vision.evaluate import LabelledImage, labelled_images, measure_calibration, measure_cards
+from scorekeeper.vision.evaluate import (
+    LabelledImage,
+    labelled_images,
+    measure_calibration,
+    measure_cards,
+)
 from scorekeeper.vision.webcam_scale import INDEX_PX, write_webcam_scale_view
 
 

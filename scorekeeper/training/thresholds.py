@@ -115,6 +115,6 @@ def choose_on(model_dir: Path, images: Sequence[Any], *, on: str,
     config["thresholds"]["index_conf"] = best["index_conf"]
     config["thresholds"]["card_prob"] = best["card_prob"]
     config["threshold_choice"] = {"on": on, "rule": best.pop("rule"), "temperature": temperature,
-                                  "corners": int(len(labels)), "best": best}
+                                  "corners": len(labels), "best": best}
     path.write_text(json.dumps(config, indent=2) + "\n")
     return config["threshold_choice"]

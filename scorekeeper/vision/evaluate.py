@@ -17,6 +17,7 @@ Figures:
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import statistics
@@ -498,7 +499,7 @@ def measure_calibration(reader: CardReader, images: Iterable[LabelledImage]) -> 
     ok = np.asarray(right, dtype=np.float64)
     bins = []
     ece = 0.0
-    for low, high in zip(CALIBRATION_BINS[:-1], CALIBRATION_BINS[1:]):
+    for low, high in itertools.pairwise(CALIBRATION_BINS):
         inside = (conf >= low) & ((conf < high) | (high == 1.0))
         n = int(inside.sum())
         if n:
