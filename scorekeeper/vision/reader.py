@@ -28,7 +28,13 @@ import numpy as np
 from scorekeeper.errors import ModelError
 from scorekeeper.rules.cards import DECK, Card, card_from_index
 from scorekeeper.vision.crops import crop_square
-from scorekeeper.vision.detections import Box, CardDetection, FrameDetections
+from scorekeeper.vision.detections import (
+    MAX_ALTERNATIVES,
+    Box,
+    CardDetection,
+    FrameDetections,
+    distinct_cards,
+)
 from scorekeeper.vision.registry import CONFIG_NAME, find_model
 
 NOT_A_CARD = "not_a_card"
@@ -282,9 +288,11 @@ def combine_indices(
 
     Each reading votes for its most likely class. ``not_a_card`` and readings below ``card_prob``
     are dropped. Readings of the same card are grouped around the strongest one; a second reading
-    within ``corner_reach`` index heights is the card's other corner (``corners=2``), anything
-    further is ignored (a card exists once). A card's confidence is detector score x class
-    probability of its best corner, raised by the second corner as 1 - (1 - a)(1 - b).
+    within ``corner_reach`` index heights is the card's other corner (``corners=2``); one further
+    away is another card read wrongly (a card exists once): it is named by its likeliest other
+    card still free, or dropped (:func:`distinct_cards`). A card's confidence is detector score x
+    class probability of its best corner, raised by the second corner as 1 - (1 - a)(1 - b); its
+    alternatives are the best corner's runners-up, on the same scale.
     """
     votes_all: list[tuple[float, IndexReading]] = []
     for reading in readings:
@@ -318,8 +326,14 @@ def combine_indices(
                 partner = (score, other)
                 break
         card: Card = card_from_index(label)
+        alternatives = _runners_up(best)
+        for score, other in votes[1:]:
+            if partner is None or other is not partner[1]:
+                detections.append(CardDetection(card=card, confidence=score, box=other.box,
+                                                corners=1, alternatives=_runners_up(other)))
         if partner is None:
-            detections.append(CardDetection(card=card, confidence=best_score, box=best.box, corners=1))
+            detections.append(CardDetection(card=card, confidence=best_score, box=best.box, corners=1,
+                                            alternatives=alternatives))
         else:
             score, other = partner
             box = (
@@ -329,9 +343,27 @@ def combine_indices(
                 max(best.box[3], other.box[3]),
             )
             confidence = 1.0 - (1.0 - best_score) * (1.0 - score)
-            detections.append(CardDetection(card=card, confidence=confidence, box=box, corners=2))
-    detections.sort(key=lambda d: d.confidence, reverse=True)
-    return tuple(detections)
+            detections.append(CardDetection(card=card, confidence=confidence, box=box, corners=2,
+                                            alternatives=alternatives))
+    return distinct_cards(detections)
+
+
+RUNNER_UP_PROB = 0.01
+"""A class below this probability is no alternative worth carrying."""
+
+
+def _runners_up(reading: IndexReading) -> tuple[tuple[Card, float], ...]:
+    """The reading's next likeliest cards (not ``not_a_card``), scaled by the detector's score."""
+    order = np.argsort(reading.probs[:len(DECK)])[::-1]
+    out: list[tuple[Card, float]] = []
+    for label in order:
+        if int(label) == reading.label:
+            continue
+        prob = float(reading.probs[label])
+        if prob < RUNNER_UP_PROB or len(out) == MAX_ALTERNATIVES:
+            break
+        out.append((card_from_index(int(label)), reading.score * prob))
+    return tuple(out)
 
 
 NESTED_SHARE = 0.7
