@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from scorekeeper.rules import Card
 from scorekeeper.tracking.geometry import Point, Side
-from scorekeeper.vision.detections import Box, CardDetection
+from scorekeeper.vision.boxes import Box
+from scorekeeper.vision.detections import CardDetection
 
 
 @dataclass(slots=True, eq=False)
@@ -76,11 +77,3 @@ class Played:
     seat: int
     run: Run | None
     """The run it was played from; None for a card already on the table when tracking resumed."""
-
-
-def iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0

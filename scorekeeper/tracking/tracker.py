@@ -57,8 +57,9 @@ from scorekeeper.tracking.events import (
 )
 from scorekeeper.tracking.geometry import Point, Side, TableGeometry
 from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
-from scorekeeper.tracking.runs import Played, Run, Track, iou
+from scorekeeper.tracking.runs import Played, Run, Track
 from scorekeeper.tracking.thresholds import Thresholds
+from scorekeeper.vision.boxes import iou
 from scorekeeper.vision.detections import CardDetection, FrameDetections
 
 CARDS_PER_TRICK = TRICK_SIZE

@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from scorekeeper.rules.cards import Card
+from scorekeeper.vision.boxes import Box, center
 
-Box = tuple[float, float, float, float]
-"""x1, y1, x2, y2 in pixels of the full-resolution frame."""
+__all__ = ["Box", "CardDetection", "FrameDetections", "distinct_cards"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +30,7 @@ class CardDetection:
 
     @property
     def center(self) -> tuple[float, float]:
-        x1, y1, x2, y2 = self.box
-        return ((x1 + x2) / 2, (y1 + y2) / 2)
+        return center(self.box)
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {

@@ -27,6 +27,7 @@ import numpy as np
 
 from scorekeeper.errors import ModelError
 from scorekeeper.rules.cards import DECK, Card, card_from_index
+from scorekeeper.vision.boxes import center, nested_share, union_box
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.detections import (
     MAX_ALTERNATIVES,
@@ -318,9 +319,9 @@ def combine_indices(
         votes.sort(key=lambda vote: vote[0], reverse=True)
         best_score, best = votes[0]
         partner: tuple[float, IndexReading] | None = None
-        bx, by = _center(best.box)
+        bx, by = center(best.box)
         for score, other in votes[1:]:
-            ox, oy = _center(other.box)
+            ox, oy = center(other.box)
             reach = corner_reach * max(best.height, other.height)
             if np.hypot(ox - bx, oy - by) <= reach:
                 partner = (score, other)
@@ -336,12 +337,7 @@ def combine_indices(
                                             alternatives=alternatives))
         else:
             score, other = partner
-            box = (
-                min(best.box[0], other.box[0]),
-                min(best.box[1], other.box[1]),
-                max(best.box[2], other.box[2]),
-                max(best.box[3], other.box[3]),
-            )
+            box = union_box(best.box, other.box)
             confidence = 1.0 - (1.0 - best_score) * (1.0 - score)
             detections.append(CardDetection(card=card, confidence=confidence, box=box, corners=2,
                                             alternatives=alternatives))
@@ -371,11 +367,4 @@ NESTED_SHARE = 0.7
 
 
 def _nested(a: Box, b: Box) -> bool:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return ix * iy >= NESTED_SHARE * smaller
-
-
-def _center(box: Box) -> tuple[float, float]:
-    return ((box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0)
+    return nested_share(a, b) >= NESTED_SHARE
