@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -50,8 +50,18 @@ SEARCH_ROUNDS = 8
 Evidence = Mapping[Card, float]
 """For each card the reads named, the evidence for it (>= 0); cards left out score 0."""
 
+EXPLAINED_SHARE = 0.25
+"""A card explains a play's reads when its evidence is at least this share of the best card's:
+the true card of a deck misread systematically keeps well over half; a card named only by a
+stray slip or ghost keeps far less."""
+
 _INDEX = {card: i for i, card in enumerate(DECK)}
-_UNSEEN = 1e-9
+
+
+def explains(row: Evidence, card: Card) -> bool:
+    """Whether ``card`` is a fair reading of evidence ``row`` (an empty row takes any card)."""
+    best = max(row.values(), default=0.0)
+    return best <= 0.0 or row.get(card, 0.0) >= EXPLAINED_SHARE * best
 
 
 def sighting_evidence(options: Iterable[tuple[Card, float]]) -> dict[Card, float]:
@@ -68,6 +78,39 @@ def add_evidence(total: dict[Card, float], more: Evidence) -> None:
         total[card] = total.get(card, 0.0) + value
 
 
+SIGHTINGS_COUNTED = 8
+"""A card's reads weigh as this many sightings at most: the mean evidence of its sightings,
+times their number up to this. A reader's mistakes about one card repeat frame after frame (the
+same light, the same ink), so a card that lay in view for a minute is no surer than one seen for
+a second; summing every sighting would let the longer-seen card take the name both were given.
+Raising it trusts long looks more against the reader's random slips; lowering it weighs every
+card's reads alike however long they were seen."""
+
+
+@dataclass(slots=True)
+class Reads:
+    """The evidence of some sightings, summed, and how many there were."""
+
+    total: dict[Card, float]
+    sightings: int
+
+    @classmethod
+    def empty(cls) -> Reads:
+        return cls({}, 0)
+
+    def add(self, sighting: Evidence) -> None:
+        add_evidence(self.total, sighting)
+        self.sightings += 1
+
+    def weighed(self) -> dict[Card, float]:
+        """The evidence to decide with: the mean per sighting times at most
+        :data:`SIGHTINGS_COUNTED` sightings."""
+        if self.sightings == 0:
+            return {}
+        scale = min(self.sightings, SIGHTINGS_COUNTED) / self.sightings
+        return {card: value * scale for card, value in self.total.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class Decoded:
     turned: Card
@@ -79,23 +122,30 @@ class Decoded:
     cost: float
 
 
-def decode_deal(*, dealer: int, turned: Evidence, plays: Sequence[Evidence],
+def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
                 turned_play: int | None, rules: Rules | None = None,
+                start: Sequence[Card] | None = None,
                 renuncia_cost: float = RENUNCIA_COST) -> Decoded | None:
     """The likeliest cards for the turned card and each play of a deal (``plays`` in order).
 
     ``turned_play``: the play that was the turned card itself (the dealer playing it), whose
-    reads are evidence for the turned card too; None while the dealer still holds it. A play with
-    no evidence at all (a card never read, placed by the rules) takes what is left, unflagged.
-    None when no assignment the rules accept exists.
+    reads are the turned card's too (one card, weighed once); None while the dealer still holds
+    it. A play with no evidence at all (a card never read, placed by the rules) takes what is
+    left, unflagged. ``start``: the plays' cards decided before (with the turned card's, when it
+    is still in hand, last), also searched from: an assignment of the best reads the rules
+    refuse can be far from one they accept. None when no assignment the rules accept is found.
     """
-    rows: list[dict[Card, float]] = [dict(e) for e in plays]
+    reads = list(plays)
     if turned_play is not None:
-        add_evidence(rows[turned_play], turned)
+        reads[turned_play] = Reads({**reads[turned_play].total}, reads[turned_play].sightings)
+        for card, value in turned.total.items():
+            reads[turned_play].total[card] = reads[turned_play].total.get(card, 0.0) + value
+        reads[turned_play].sightings += turned.sightings
         turned_row = turned_play
     else:
-        rows.append(dict(turned))
-        turned_row = len(rows) - 1
+        reads.append(turned)
+        turned_row = len(reads) - 1
+    rows = [r.weighed() for r in reads]
     if len(rows) > len(DECK):
         return None
     score = np.zeros((len(rows), len(DECK)))
@@ -106,12 +156,14 @@ def decode_deal(*, dealer: int, turned: Evidence, plays: Sequence[Evidence],
     assignment = [DECK[c] for _, c in sorted(zip(chosen_rows, chosen_cols, strict=True))]
     searcher = _Search(dealer=dealer, rules=rules, rows=rows, turned_row=turned_row,
                        played=len(plays), renuncia_cost=renuncia_cost)
-    best = searcher.improve(assignment)
-    if best is None:
+    found = [searcher.improve(assignment)]
+    if start is not None and len(start) == len(rows) and len(set(start)) == len(start):
+        found.append(searcher.improve(list(start)))
+    results = [f for f in found if f is not None]
+    if not results:
         return None
-    cards, deal, cost = best
-    unexplained = tuple(i for i in range(len(plays))
-                        if rows[i] and rows[i].get(cards[i], 0.0) <= _UNSEEN)
+    cards, deal, cost = min(results, key=lambda f: f[2])
+    unexplained = tuple(i for i in range(len(plays)) if not explains(rows[i], cards[i]))
     return Decoded(turned=cards[turned_row], cards=tuple(cards[:len(plays)]),
                    unexplained=unexplained, deal=deal, cost=cost)
 
@@ -124,38 +176,74 @@ class _Search:
     turned_row: int
     played: int
     renuncia_cost: float
+    best: list[float] = field(default_factory=list)
+    fair: list[list[Card]] = field(default_factory=list)
+    """For each row, the cards that explain its reads: the only ones worth trying there."""
+    seen: dict[tuple[Card, ...], tuple[float, Deal] | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.best = [max(row.values(), default=0.0) for row in self.rows]
+        self.fair = [[card for card in row if explains(row, card)] for row in self.rows]
 
     def evaluate(self, cards: list[Card]) -> tuple[float, Deal] | None:
+        key = tuple(cards)
+        if key not in self.seen:
+            self.seen[key] = self._evaluate(cards)
+        return self.seen[key]
+
+    def _evaluate(self, cards: list[Card]) -> tuple[float, Deal] | None:
         try:
             deal = Deal.start(dealer=self.dealer, turned=cards[self.turned_row], rules=self.rules)
             deal = deal.play_all(cards[:self.played])
         except IllegalPlayError:
             return None
-        evidence = sum(row.get(card, 0.0) for row, card in zip(self.rows, cards, strict=True))
-        return self.renuncia_cost * len(deal.revokes) - evidence, deal
+        # What each row loses against its own best reading: so a hypothesis with the turned card
+        # still in hand (one row more) is judged like one where the dealer played it.
+        regret = sum(best - row.get(card, 0.0)
+                     for row, best, card in zip(self.rows, self.best, cards, strict=True))
+        return self.renuncia_cost * len(deal.revokes) + regret, deal
 
     def improve(self, cards: list[Card]) -> tuple[list[Card], Deal, float] | None:
+        """Swaps among the cards the reads named while they lower the cost; None when the rules
+        refuse the starting deal."""
         judged = self.evaluate(cards)
         if judged is None:
-            # The best reads break a rule outright (the turned trunfo from another seat): start
-            # from the reads put in an order the rules accept, by trying the swaps below.
-            cost, deal = math.inf, None
-        else:
-            cost, deal = judged
+            # The best reads break a rule outright (the turned trunfo from another seat, when
+            # the trunfo it gives seats that play elsewhere): the swaps of the turned card with
+            # the plays holding the other cards its reads named may mend it.
+            judged = self._mend(cards)
+            if judged is None:
+                return None
+            cards = judged[2]
+        cost, deal = judged[0], judged[1]
         for _ in range(SEARCH_ROUNDS):
             move = self._best_move(cards, deal, cost)
             if move is None:
                 break
             cards, cost, deal = move
-        return (cards, deal, cost) if deal is not None else None
+        return cards, deal, cost
 
-    def _best_move(self, cards: list[Card], deal: Deal | None,
+    def _mend(self, cards: list[Card]) -> tuple[float, Deal, list[Card]] | None:
+        holder = {card: r for r, card in enumerate(cards)}
+        best: tuple[float, Deal, list[Card]] | None = None
+        for card in self.fair[self.turned_row]:
+            trial = list(cards)
+            trial[self.turned_row] = card
+            other = holder.get(card)
+            if other is not None:
+                trial[other] = cards[self.turned_row]
+            judged = self.evaluate(trial)
+            if judged is not None and (best is None or judged[0] < best[0]):
+                best = (judged[0], judged[1], trial)
+        return best
+
+    def _best_move(self, cards: list[Card], deal: Deal,
                    cost: float) -> tuple[list[Card], float, Deal] | None:
         holder = {card: r for r, card in enumerate(cards)}
         involved = self._involved(cards, deal)
         best: tuple[list[Card], float, Deal] | None = None
         for r in involved:
-            for card in self.rows[r]:
+            for card in self.fair[r]:
                 if card == cards[r]:
                     continue
                 trial = list(cards)
@@ -168,11 +256,9 @@ class _Search:
                     best = (trial, judged[0], judged[1])
         return best
 
-    def _involved(self, cards: list[Card], deal: Deal | None) -> list[int]:
-        """Rows worth changing: every row when the rules refuse the deal, else the plays a
-        renúncia rests on (the card led, the revoking card, the proving card) and the turned card."""
-        if deal is None:
-            return list(range(len(cards)))
+    def _involved(self, cards: list[Card], deal: Deal) -> list[int]:
+        """Rows worth changing: the plays a renúncia rests on (the card led, the revoking card,
+        the proving card) and the turned card."""
         if not deal.revokes:
             return []
         position = {card: i for i, card in enumerate(cards[:self.played])}

@@ -45,8 +45,10 @@ from scorekeeper.errors import IllegalPlayError, RulesError
 from scorekeeper.rules import DECK, Card, Deal, Rules
 from scorekeeper.rules.deal import TRICKS_PER_DEAL
 from scorekeeper.rules.trick import TRICK_SIZE
+from scorekeeper.tracking.decoding import Decoded, Reads, decode_deal, explains
 from scorekeeper.tracking.events import (
     CardPlayed,
+    DealCorrected,
     DealEnded,
     DealStarted,
     Event,
@@ -114,6 +116,17 @@ class _DealState:
     """Where the turned card lay by the dealer: seeing it there, even across the play area's
     edge, is not a play."""
     gathered_at: dict[Card, int] = field(default_factory=dict)
+    gathered_labels: dict[Card, int] = field(default_factory=dict)
+    """For each card name the reader gave a gathered play, when it was gathered: a later run of
+    that name is a misread or, when the deal's decoding renamed that play, another card."""
+    runs: dict[Card, Run | None] = field(default_factory=dict)
+    """The run each play of the deal was made from."""
+    evidence: dict[int, Reads] = field(default_factory=dict)
+    """The reads' evidence for each play's card, by ``id`` of its run, kept when its vaza is
+    gathered (the runs around it are forgotten later)."""
+    turned_reads: Reads = field(default_factory=Reads.empty)
+    turned_labels: frozenset[Card] = frozenset()
+    """The names the reader gave the turned card where it lay."""
     trick_start: Deal | None = None
     """The deal as it stood before the trick on the table: a card of the trick found late is
     put back in its place by replaying the trick from here. None after a resume."""
@@ -155,7 +168,11 @@ class Tracker:
         *,
         fps: float = 10.0,
         thresholds: Thresholds | None = None,
+        decode: bool = True,
     ) -> None:
+        """``decode``: decide the plays' cards together over the deal (each card once, the
+        rules' prior, the reader's runners-up); off, each play is its run's best read, as the
+        tracker did before (kept to measure the difference)."""
         if fps <= 0:
             raise ValueError(f"fps {fps!r}: give the stream's frames per second (> 0)")
         self.geometry = geometry
@@ -163,6 +180,7 @@ class Tracker:
         check_camera_rules(self.rules)
         self.fps = fps
         self.thresholds = thresholds if thresholds is not None else Thresholds()
+        self.decode = decode
         t = self.thresholds
         self._settle = t.settle_seconds * fps
         self._clear = t.clear_seconds * fps
@@ -375,13 +393,14 @@ class Tracker:
         """A run of a gathered card that began after its trick was gathered: by the rules a
         misread itself, so it explains nothing away."""
         state = self._state
-        return (state is not None and run.card in state.gathered_at
-                and run.start_frame > state.gathered_at[run.card])
+        return (state is not None and run.card in state.gathered_labels
+                and run.start_frame > state.gathered_labels[run.card])
 
     def _turned_at_rest(self, state: _DealState, run: Run) -> bool:
         """The turned card still lying where the dealer put it (its box may reach into the play
         area): it stays in his hand until he moves it to the middle."""
-        return (run.card == state.deal.turned and state.turned_spot is not None
+        return ((run.card == state.deal.turned or run.card in state.turned_labels)
+                and state.turned_spot is not None
                 and math.dist(run.at, state.turned_spot) <= self._still)
 
     def _lay_there(self, run: Run) -> bool:
@@ -421,6 +440,7 @@ class Tracker:
         self._state = _DealState(self._deal_number, deal, trick_start=deal)
         self._state.confidence[best.card] = best.outside.confidence
         self._state.turned_spot = best.outside.at
+        self._remember_turned(self._state)
         events.append(DealStarted(frame=best.outside.start_frame, deal=self._deal_number,
                                   dealer=dealer, turned=best.card,
                                   confidence=best.outside.confidence))
@@ -460,18 +480,31 @@ class Tracker:
 
     # -- plays and tricks -----------------------------------------------------------------
 
+    def _may_be_played(self, state: _DealState, run: Run, played: frozenset[Card]) -> bool:
+        """Not a card already played. Decoding, a read of a card played in a vaza gathered
+        since may be another card (the two may have been read the same): the deal decides."""
+        if run.card not in played:
+            return True
+        if not self.decode or state.hole is not None:
+            return False
+        on_table = {p.label for p in state.trick} | {p.card for p in state.trick}
+        gathered = [at for at in (state.gathered_labels.get(run.card), state.gathered_at.get(run.card))
+                    if at is not None]
+        return (bool(gathered) and run.start_frame > max(gathered) and run.card not in on_table
+                and all(r is not run for r in state.runs.values()))
+
     def _advance(self, frame: int) -> list[Event]:
         state = self._state
         assert state is not None
-        events = self._flag_replays(state, frame)
+        events = [] if self.decode else self._flag_replays(state, frame)
         played = state.taken()
         # Cards are played in the order they land: the next one landed after the last one played
         # (and after the last trick was gathered).
         last_run = state.trick[-1].run if state.trick else None
         after = max(state.cleared_at, last_run.start_frame if last_run else -1)
         candidates = [r for r in self._runs()
-                      if r.card not in played and not r.refused and r.start_frame > after
-                      and not self._turned_at_rest(state, r)]
+                      if self._may_be_played(state, r, played) and not r.refused
+                      and r.start_frame > after and not self._turned_at_rest(state, r)]
         own = {id(r): self._unexplained(r) for r in candidates if frame - r.last_frame <= self._forget}
         pending = [r for r in candidates
                    if id(r) in own and 2 * len(own[id(r)]) > r.seen
@@ -505,17 +538,18 @@ class Tracker:
                 return events
             ready = [r for r in ready if r.start_frame > state.cleared_at]
         for run in ready:
-            if run.card in state.taken() or run.start_frame <= state.cleared_at:
+            if (not self._may_be_played(state, run, state.taken()) or run.refused
+                    or run.start_frame <= state.cleared_at):
                 continue
             earlier = [r for r in candidates
-                       if r.start_frame < run.start_frame and r.card not in state.taken()
+                       if r.start_frame < run.start_frame and self._may_be_played(state, r, state.taken())
                        and r not in ready and self._lay_there(r)]
             # Even a read that looks like a misread now waits while it is still in view: it may
             # be a card the next one covered, whose rival stops being seen.
             if any(frame - r.last_frame < self._settle for r in earlier):
                 return events
             for weak in sorted((r for r in earlier if r in pending), key=lambda r: r.start_frame):
-                if weak.card in state.taken():
+                if not self._may_be_played(state, weak, state.taken()) or weak.refused:
                     continue
                 events += self._play(state, weak, frame, weak=True)
                 if len(state.trick) == CARDS_PER_TRICK:
@@ -657,7 +691,176 @@ class Tracker:
                     card=card, confidence=run.confidence))
         state.deal = deal
         state.trick = [Played(card, seat, run) for (run, card), seat in zip(order, seats, strict=True)]
+        for run, card in order:
+            state.runs[card] = run
         return events + self._new_revokes(state, frame, order[-1][1])
+
+    # -- the deal decided together --------------------------------------------------------
+
+    def _mark_gathered(self, state: _DealState, played: Played, frame: int) -> None:
+        state.gathered_at[played.card] = frame
+        state.gathered_labels[played.label] = frame
+        if played.run is not None and self.decode:
+            state.evidence[id(played.run)] = self._spot_evidence(state, played.run)
+
+    def _remember_turned(self, state: _DealState) -> None:
+        """The reads of the turned card where it lies, every name it was given counted."""
+        spot = state.turned_spot
+        if spot is None:
+            return
+        reads = Reads.empty()
+        labels: set[Card] = set()
+        for track in self._tracks.values():
+            run = track.outside
+            if (run is not None and run.seen >= self.thresholds.min_sightings
+                    and math.dist(run.at, spot) <= self._still):
+                for sighting in run.sightings:
+                    reads.add(sighting)
+                labels.add(run.card)
+        # Its runs by the side grow while it lies there; one broken off starts again smaller.
+        if reads.sightings > state.turned_reads.sightings:
+            state.turned_reads = reads
+        state.turned_labels = state.turned_labels | labels
+
+    def _spot_evidence(self, state: _DealState, run: Run) -> Reads:
+        """What the reads say the card of ``run`` is: its own sightings, and those at its box
+        under other names while it lay there (its misreads), runners-up included."""
+        total = run.reads()
+        lo, hi = run.start_frame - self._settle, run.last_frame + self._forget
+        plays = {id(r) for r in state.runs.values() if r is not None}
+        for other in self._runs():
+            if (other is run or id(other) in plays or other.last_frame < lo
+                    or other.start_frame > hi):
+                continue
+            for frame, box, sighting in zip(other.frames, other.boxes, other.sightings, strict=True):
+                if not lo <= frame <= hi:
+                    continue
+                _, boxes = run.between(frame - self._forget, frame + self._forget)
+                if any(iou(box, mine) >= self.thresholds.same_spot for mine in boxes):
+                    total.add(sighting)
+        return total
+
+    def _play_evidence(self, state: _DealState, card: Card) -> Reads:
+        run = state.runs.get(card)
+        if run is None:
+            return Reads.empty()
+        cached = state.evidence.get(id(run))
+        return cached if cached is not None else self._spot_evidence(state, run)
+
+    def _decode(self, state: _DealState, extra: Run | None) -> Decoded | None:
+        """The deal's plays (and ``extra``, about to be played) decided together."""
+        deal = state.deal
+        self._remember_turned(state)
+        plays = list(deal.plays)
+        rows = [self._play_evidence(state, card) for card in plays]
+        if extra is not None:
+            rows.append(self._spot_evidence(state, extra))
+        # The turned card is still in the dealer's hand, or one of the plays whose reads named a
+        # card its reads named too: each is tried (the rules refuse it from another seat than
+        # the dealer's, and which seat played what depends on the trunfo it gives).
+        turned = state.turned_reads
+        weighed = turned.weighed()
+        named = {card for card in weighed if explains(weighed, card)}
+        tries: list[int | None] = [None]
+        for i, row in enumerate(rows):
+            evidence = row.weighed()
+            if any(explains(evidence, card) for card in named & evidence.keys()):
+                tries.append(i)
+        found = [decode_deal(dealer=deal.dealer, turned=turned, plays=rows, turned_play=t,
+                             rules=self.rules, start=self._start(state, extra, t)) for t in tries]
+        decoded = [d for d in found if d is not None]
+        return min(decoded, key=lambda d: d.cost) if decoded else None
+
+    def _start(self, state: _DealState, extra: Run | None, turned_play: int | None) -> list[Card] | None:
+        """The plays as decided so far (and ``extra`` as its best free read), for ``turned_play``."""
+        cards = list(state.deal.plays)
+        if extra is not None:
+            weighed = self._spot_evidence(state, extra).weighed()
+            free = [c for c, _ in sorted(weighed.items(), key=lambda item: -item[1])
+                    if c not in cards and c != state.deal.turned]
+            if not free:
+                return None
+            cards.append(free[0])
+        if turned_play is None:
+            return None if state.deal.turned in cards else [*cards, state.deal.turned]
+        return cards
+
+    def _decide(self, state: _DealState, run: Run, frame: int) -> tuple[list[Event], Card | None] | None:
+        """The card ``run`` is, decided with the deal's other plays, and the corrections that
+        decision makes to earlier plays; card None when no card fits its reads (flagged, not
+        played). None when the rules accept no assignment (the read is taken as it is)."""
+        decoded = self._decode(state, run)
+        if decoded is None:
+            return None
+        plays = list(state.deal.plays)
+        new = len(plays)
+        evidence = [self._play_evidence(state, card).weighed() for card in plays]
+        before = {i for i, card in enumerate(plays) if not explains(evidence[i], card)}
+        if new in decoded.unexplained or set(decoded.unexplained) - before - {new}:
+            run.refused = True
+            options = tuple(c for c, _ in sorted(self._spot_evidence(state, run).total.items(),
+                                                   key=lambda item: -item[1])[:3])
+            return self._flag_once(
+                frame, "unexplained_read", card=run.card, confidence=run.confidence,
+                detail=f"{run.card} lies in the play area but no card left in the deal fits its "
+                f"reads ({', '.join(str(c) for c in options)}): not counted", options=options,
+                play=new + 1), None
+        events = self._adopt(state, decoded.turned, list(decoded.cards[:new]), frame)
+        return events, decoded.cards[new]
+
+    def _adopt(self, state: _DealState, turned: Card, cards: list[Card], frame: int) -> list[Event]:
+        """Make the deal's plays ``cards`` (and its turned card ``turned``), telling each change."""
+        old = list(state.deal.plays)
+        if turned == state.deal.turned and cards == old:
+            return []
+        deal = Deal.start(dealer=state.deal.dealer, turned=turned, rules=self.rules).play_all(cards)
+        events: list[Event] = []
+        if turned != state.deal.turned:
+            events.append(DealCorrected(frame=frame, deal=state.number, dealer=deal.dealer,
+                                        turned=turned))
+        renamed = dict(zip(old, cards, strict=True))
+        state.runs = {renamed.get(c, c): r for c, r in state.runs.items()}
+        state.confidence = {renamed.get(c, c): v for c, v in state.confidence.items()}
+        state.gathered_at = {renamed.get(c, c): v for c, v in state.gathered_at.items()}
+        plays = seated_plays(deal)
+        for index, (was, card) in enumerate(zip(old, cards, strict=True)):
+            if was != card:
+                run = state.runs.get(card)
+                trick_no, _, seat = plays[index]
+                events.append(PlayCorrected(
+                    frame=run.start_frame if run else frame, deal=state.number, trick=trick_no,
+                    play=index + 1, seat=seat, card=card,
+                    confidence=state.confidence.get(card, 0.0)))
+        current = deal.current_trick
+        state.trick = [Played(card, seat, state.runs.get(card))
+                       for card, seat in zip(current.cards, current.seats(), strict=True)]
+        state.trick_start = Deal.start(dealer=deal.dealer, turned=turned, rules=self.rules).play_all(
+            cards[:len(cards) - len(current.cards)])
+        state.deal = deal
+        state.revokes_seen = min(state.revokes_seen, len(deal.revokes))
+        return events + (self._new_revokes(state, frame, cards[-1]) if cards else [])
+
+    def _final_decoding(self, state: _DealState, frame: int) -> list[Event]:
+        """The deal is over: its plays decided together once more, firmly; a play whose reads
+        no card fits is flagged."""
+        if not self.decode:
+            return []
+        decoded = self._decode(state, None)
+        if decoded is None:
+            return []
+        events = self._adopt(state, decoded.turned, list(decoded.cards), frame)
+        plays = seated_plays(state.deal)
+        for index in decoded.unexplained:
+            trick_no, card, seat = plays[index]
+            evidence = self._play_evidence(state, card).total
+            options = tuple(c for c, _ in sorted(evidence.items(), key=lambda item: -item[1])[:3])
+            events.append(Uncertain(
+                frame=frame, deal=state.number, reason="unexplained_read", card=card, seat=seat,
+                play=index + 1, options=(card, *(c for c in options if c != card))[:5],
+                detail=f"play {index + 1} (vaza {trick_no}, seat {seat}) was read as "
+                f"{', '.join(str(c) for c in options)}, but each of those was played elsewhere: "
+                f"it is taken as {card}, the card left"))
+        return events
 
     # -- a card never seen ----------------------------------------------------------------
 
@@ -674,9 +877,9 @@ class Tracker:
         taken, others = state.trick[-1], state.trick[:-1]
         assert taken.run is not None
         landed = taken.run.start_frame
-        if max(self._last_seen(p.card) for p in others) >= landed:
+        if max(self._last_seen(p.label) for p in others) >= landed:
             return False  # they came back: a hand had hidden them
-        still_there = self._last_seen(taken.card)
+        still_there = self._last_seen(taken.label)
         return any(landed < r.start_frame <= still_there for r in ready)
 
     def _turned_refused(self, state: _DealState, last_seen: int) -> Run | None:
@@ -695,7 +898,7 @@ class Tracker:
                    landed: list[Run]) -> list[Event]:
         """The vaza on the table was gathered with ``read`` (in landing order) and a card no frame
         showed; ``landed``: cards that have landed since, which begin the next."""
-        gone = max(self._last_seen(p.card) for p in read)
+        gone = max(self._last_seen(p.label) for p in read)
         if state.hole is None:
             before = state.trick_start
             assert before is not None
@@ -710,7 +913,7 @@ class Tracker:
         hole.short_from = None
         number = hole.trick + len(hole.gathered) - 1
         for played in read:
-            state.gathered_at[played.card] = frame
+            self._mark_gathered(state, played, frame)
         # Cards landed since then were taken for this vaza's seats; the rules may have refused
         # one for the seat it seemed to be (the turned trunfo): seats are unknown until the gaps
         # are filled, so they are all held again, in landing order.
@@ -739,7 +942,7 @@ class Tracker:
         assert hole is not None
         last_seen = self._trick_last_seen(state)
         for played in state.trick:
-            state.gathered_at[played.card] = frame
+            self._mark_gathered(state, played, frame)
         state.trick = []
         state.cleared_at = last_seen
         hole.gathered.append(last_seen + 1)
@@ -823,7 +1026,11 @@ class Tracker:
         state.trick_start = hole.before.play_all(
             card for _, card, _ in plays[len(hole.before.played):len(plays) - len(current.cards)])
         state.vanished_short = None
+        for card, run in runs.items():
+            if card in deal.played:
+                state.runs[card] = run
         if deal.is_complete:
+            events += self._final_decoding(state, frame)
             events.append(self._end_deal(state, frame))
         return events
 
@@ -846,11 +1053,18 @@ class Tracker:
             state.trick.append(played)
             state.confidence[run.card] = run.confidence
             return []
-        deal = state.deal
-        seat = deal.to_play
+        seat = state.deal.to_play
         card = run.card
         if seat is None:
             return []
+        events: list[Event] = []
+        if self.decode:
+            decided = self._decide(state, run, frame)
+            if decided is not None:
+                events, card = decided
+                if card is None:
+                    return events
+        deal = state.deal
         try:
             deal.check_play(card)
         except IllegalPlayError as error:
@@ -862,11 +1076,12 @@ class Tracker:
         state.deal = deal.play(card)
         state.trick.append(Played(card, seat, run))
         state.confidence[card] = run.confidence
+        state.runs[card] = run
         side_seat = self.geometry.seat_at(run.approach) if run.approach is not None else None
-        events: list[Event] = [CardPlayed(
+        events.append(CardPlayed(
             frame=run.start_frame, deal=state.number, trick=trick_number, seat=seat, card=card,
             confidence=run.confidence, side_seat=side_seat,
-        )]
+        ))
         if weak:
             events.append(Uncertain(
                 frame=run.start_frame, deal=state.number, reason="weak_read", card=card, seat=seat,
@@ -905,7 +1120,7 @@ class Tracker:
         """The last frame any card of the trick on the table was read (its box may have jumped
         to the other corner index, which starts a new run of it)."""
         return max((r.last_frame for p in state.trick
-                    for r in (self._tracks[p.card].runs if p.card in self._tracks else ())),
+                    for r in (self._tracks[p.label].runs if p.label in self._tracks else ())),
                    default=-1)
 
     def _gather(self, state: _DealState, frame: int) -> list[Event]:
@@ -921,11 +1136,12 @@ class Tracker:
             cards=trick.cards, points=trick.points,
         )]
         for played in state.trick:
-            state.gathered_at[played.card] = frame
+            self._mark_gathered(state, played, frame)
         state.trick = []
         state.trick_start = state.deal
         state.cleared_at = last_seen
         if deal.is_complete:
+            events += self._final_decoding(state, last_seen + 1)
             events.append(self._end_deal(state, last_seen + 1))
         return events
 
@@ -956,11 +1172,13 @@ class Tracker:
         return events
 
     def _flag_once(self, frame: int, reason: str, *, detail: str, card: Card | None = None,
-                   seat: int | None = None, confidence: float | None = None) -> list[Event]:
+                   seat: int | None = None, confidence: float | None = None,
+                   play: int | None = None, options: tuple[Card, ...] = ()) -> list[Event]:
         key = (reason, card, self._deal_number)
         if key in self._flagged:
             return []
         self._flagged.add(key)
         return [Uncertain(frame=frame, deal=max(self._deal_number, 1), reason=reason, card=card,
-                          seat=seat, detail=detail, confidence=confidence)]
+                          seat=seat, detail=detail, confidence=confidence, play=play,
+                          options=options)]
 
