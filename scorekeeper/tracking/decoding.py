@@ -30,7 +30,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules import DECK, Card, Deal, Rules
@@ -148,6 +147,8 @@ def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
     rows = [r.weighed() for r in reads]
     if len(rows) > len(DECK):
         return None
+    from scipy.optimize import linear_sum_assignment  # imported here: it takes seconds to load
+
     score = np.zeros((len(rows), len(DECK)))
     for r, evidence in enumerate(rows):
         for card, value in evidence.items():

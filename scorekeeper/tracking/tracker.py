@@ -61,10 +61,13 @@ from scorekeeper.tracking.geometry import Point, Side, TableGeometry
 from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
 from scorekeeper.tracking.runs import Played, Run, Track
 from scorekeeper.tracking.thresholds import Thresholds
-from scorekeeper.vision.boxes import iou
+from scorekeeper.vision.boxes import iou, nested_share
 from scorekeeper.vision.detections import CardDetection, FrameDetections
 
 CARDS_PER_TRICK = TRICK_SIZE
+
+OTHER_CORNER_SHARE = 0.9
+"""How much of a play's box a new run's box must hold to be that card seen at another corner."""
 
 REPLAY_SECONDS = 180.0
 """How much of the stream before the turned card was recognised is kept to be read again with it:
@@ -483,11 +486,15 @@ class Tracker:
     def _may_be_played(self, state: _DealState, run: Run, played: frozenset[Card]) -> bool:
         """Not a card already played. Decoding, a read of a card played in a vaza gathered
         since may be another card (the two may have been read the same): the deal decides."""
+        if not self.decode or state.hole is not None:
+            return run.card not in played
+        if self._other_corner(state, run) is not None:
+            return False
         if run.card not in played:
             return True
-        if not self.decode or state.hole is not None:
-            return False
         on_table = {p.label for p in state.trick} | {p.card for p in state.trick}
+        if self._other_corner(state, run) is not None:
+            return False
         gathered = [at for at in (state.gathered_labels.get(run.card), state.gathered_at.get(run.card))
                     if at is not None]
         return (bool(gathered) and run.start_frame > max(gathered) and run.card not in on_table
@@ -723,10 +730,17 @@ class Tracker:
         state.turned_labels = state.turned_labels | labels
 
     def _spot_evidence(self, state: _DealState, run: Run) -> Reads:
-        """What the reads say the card of ``run`` is: its own sightings, and those at its box
-        under other names while it lay there (its misreads), runners-up included."""
+        """What the reads say the card of ``run`` is: its own sightings, those at its box under
+        other names while it lay there (its misreads), and those of its other corner under
+        another name, runners-up included."""
         total = run.reads()
-        lo, hi = run.start_frame - self._settle, run.last_frame + self._forget
+        on_table = next((p for p in state.trick if p.run is run), None)
+        for other in self._runs() if on_table is not None else ():
+            if other is not run and self._other_corner(state, other) is on_table:
+                for sighting in other.sightings:
+                    total.add(sighting)
+        # Only while it lay there: the next card put on the same spot is not its misread.
+        lo, hi = run.start_frame, run.last_frame
         plays = {id(r) for r in state.runs.values() if r is not None}
         for other in self._runs():
             if (other is run or id(other) in plays or other.last_frame < lo
@@ -739,6 +753,23 @@ class Tracker:
                 if any(iou(box, mine) >= self.thresholds.same_spot for mine in boxes):
                     total.add(sighting)
         return total
+
+    def _other_corner(self, state: _DealState, run: Run) -> Played | None:
+        """The play on the table whose card ``run`` is, seen at its other corner (or both): its
+        box holds the play's, and its reads name a card the play's reads name. A deck misread
+        systematically gives one card two names, so the name alone does not tell."""
+        for played in state.trick:
+            if played.run is None or played.run is run or played.run.card == run.card:
+                continue
+            if run.start_frame < played.run.start_frame or not any(
+                    nested_share(a, b) >= OTHER_CORNER_SHARE
+                    for a in run.boxes[:3] for b in played.run.boxes[-6:]):
+                continue
+            mine = run.reads().weighed()
+            theirs = played.run.reads().weighed()
+            if any(explains(mine, c) and explains(theirs, c) for c in mine.keys() & theirs.keys()):
+                return played
+        return None
 
     def _play_evidence(self, state: _DealState, card: Card) -> Reads:
         run = state.runs.get(card)
@@ -797,6 +828,11 @@ class Tracker:
         evidence = [self._play_evidence(state, card).weighed() for card in plays]
         before = {i for i, card in enumerate(plays) if not explains(evidence[i], card)}
         if new in decoded.unexplained or set(decoded.unexplained) - before - {new}:
+            turned = state.turned_reads.weighed()
+            if explains(turned, run.card) and state.deal.turned_in_hand:
+                # Read as the turned card, which the order of play gives another seat: the rules
+                # refuse it as they always did, and a card never read before it is looked for.
+                return None
             run.refused = True
             options = tuple(c for c, _ in sorted(self._spot_evidence(state, run).total.items(),
                                                    key=lambda item: -item[1])[:3])
