@@ -119,6 +119,104 @@ class Decoded:
     """Plays (indices into ``cards``) given a card none of their reads named."""
     deal: Deal
     cost: float
+    doubts: tuple[tuple[int, tuple[Card, ...]], ...] = ()
+    """Plays whose card another fair reading nearly explains as well (the renúncias it makes or
+    mends counted): the play and its options, the chosen card first."""
+
+
+DOUBT_MARGIN = 2 * RENUNCIA_COST
+"""A play is a doubt when giving it another card its reads name (swapped with the play holding
+that card) costs less than this more: the deal is near a tie there, which the table settles."""
+
+
+def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: Rules | None = None,
+                 decided: Sequence[Card] | None = None, decided_turned: Card | None = None,
+                 doubts: bool = False) -> Decoded | None:
+    """The likeliest cards of a deal's plays and turned card, whichever play the turned card
+    was: still in the dealer's hand, or each play whose reads name a card the turned card's
+    reads name (the rules refuse it from another seat than the dealer's, and which seat played
+    what depends on the trunfo it gives). ``decided`` (with ``decided_turned``): the cards
+    chosen before, for the plays they cover (one more play, if any, takes its best free read);
+    ``doubts``: also list the near ties (:data:`DOUBT_MARGIN`)."""
+    weighed = turned.weighed()
+    named = {card for card in weighed if explains(weighed, card)}
+    tries: list[int | None] = [None]
+    for i, row in enumerate(plays):
+        evidence = row.weighed()
+        if any(explains(evidence, card) for card in named & evidence.keys()):
+            tries.append(i)
+    found = [decode_deal(dealer=dealer, turned=turned, plays=plays, turned_play=t, rules=rules,
+                         start=_start(plays, decided, decided_turned, t)) for t in tries]
+    decoded = [d for d in found if d is not None]
+    if not decoded:
+        return None
+    best = min(decoded, key=lambda d: d.cost)
+    if not doubts:
+        return best
+    turned_play = best.cards.index(best.turned) if best.turned in best.cards else None
+    return _with_doubts(best, dealer=dealer, turned=turned, plays=plays, rules=rules,
+                        turned_play=turned_play)
+
+
+def _start(plays: Sequence[Reads], decided: Sequence[Card] | None, decided_turned: Card | None,
+           turned_play: int | None) -> list[Card] | None:
+    if decided is None or decided_turned is None:
+        return None
+    cards = list(decided)
+    if len(cards) < len(plays):
+        weighed = plays[len(cards)].weighed()
+        free = [c for c, _ in sorted(weighed.items(), key=lambda item: -item[1])
+                if c not in cards and c != decided_turned]
+        if not free:
+            return None
+        cards.append(free[0])
+    if turned_play is None:
+        return None if decided_turned in cards else [*cards, decided_turned]
+    return cards
+
+
+def _with_doubts(best: Decoded, *, dealer: int, turned: Reads, plays: Sequence[Reads],
+                 rules: Rules | None, turned_play: int | None) -> Decoded:
+    reads, turned_row = _rows(turned, plays, turned_play)
+    rows = [r.weighed() for r in reads]
+    searcher = _Search(dealer=dealer, rules=rules, rows=rows, turned_row=turned_row,
+                       played=len(plays), renuncia_cost=RENUNCIA_COST)
+    cards = list(best.cards) if turned_play is not None else [*best.cards, best.turned]
+    holder = {card: r for r, card in enumerate(cards)}
+    base = searcher.evaluate(cards)
+    if base is None:
+        return best
+    found: list[tuple[int, tuple[Card, ...]]] = []
+    for i in range(len(plays)):
+        options = [cards[i]]
+        for card in searcher.fair[i]:
+            if card == cards[i]:
+                continue
+            trial = list(cards)
+            trial[i] = card
+            if card in holder:
+                trial[holder[card]] = cards[i]
+            judged = searcher.evaluate(trial)
+            if judged is not None and judged[0] - base[0] < DOUBT_MARGIN:
+                options.append(card)
+        if len(options) > 1:
+            found.append((i, tuple(options[:5])))
+    return Decoded(turned=best.turned, cards=best.cards, unexplained=best.unexplained,
+                   deal=best.deal, cost=best.cost, doubts=tuple(found))
+
+
+def _rows(turned: Reads, plays: Sequence[Reads], turned_play: int | None) -> tuple[list[Reads], int]:
+    """One row of evidence per play, the turned card's reads added to the play that was it (or
+    a row of their own while it is in the dealer's hand)."""
+    reads = list(plays)
+    if turned_play is not None:
+        merged = Reads({**reads[turned_play].total}, reads[turned_play].sightings)
+        for card, value in turned.total.items():
+            merged.total[card] = merged.total.get(card, 0.0) + value
+        merged.sightings += turned.sightings
+        reads[turned_play] = merged
+        return reads, turned_play
+    return [*reads, turned], len(reads)
 
 
 def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
@@ -134,16 +232,7 @@ def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
     is still in hand, last), also searched from: an assignment of the best reads the rules
     refuse can be far from one they accept. None when no assignment the rules accept is found.
     """
-    reads = list(plays)
-    if turned_play is not None:
-        reads[turned_play] = Reads({**reads[turned_play].total}, reads[turned_play].sightings)
-        for card, value in turned.total.items():
-            reads[turned_play].total[card] = reads[turned_play].total.get(card, 0.0) + value
-        reads[turned_play].sightings += turned.sightings
-        turned_row = turned_play
-    else:
-        reads.append(turned)
-        turned_row = len(reads) - 1
+    reads, turned_row = _rows(turned, plays, turned_play)
     rows = [r.weighed() for r in reads]
     if len(rows) > len(DECK):
         return None
@@ -153,11 +242,24 @@ def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
     for r, evidence in enumerate(rows):
         for card, value in evidence.items():
             score[r, _INDEX[card]] = value
-    chosen_rows, chosen_cols = linear_sum_assignment(score, maximize=True)
-    assignment = [DECK[c] for _, c in sorted(zip(chosen_rows, chosen_cols, strict=True))]
+
+    def assign(forced: Card | None = None) -> list[Card]:
+        costs = score
+        if forced is not None:
+            costs = score.copy()
+            costs[turned_row, :] = -1e6
+            costs[:, _INDEX[forced]] = -1e6
+            costs[turned_row, _INDEX[forced]] = 0.0
+        chosen_rows, chosen_cols = linear_sum_assignment(costs, maximize=True)
+        return [DECK[c] for _, c in sorted(zip(chosen_rows, chosen_cols, strict=True))]
+
     searcher = _Search(dealer=dealer, rules=rules, rows=rows, turned_row=turned_row,
                        played=len(plays), renuncia_cost=renuncia_cost)
-    found = [searcher.improve(assignment)]
+    found = [searcher.improve(assign())]
+    if found[0] is None:
+        # The best reads make a deal the rules refuse (the turned card's trunfo seats its play
+        # elsewhere than the dealer): the best assignment for each card the turned card may be.
+        found += [searcher.improve(assign(card)) for card in searcher.fair[turned_row]]
     if start is not None and len(start) == len(rows) and len(set(start)) == len(start):
         found.append(searcher.improve(list(start)))
     results = [f for f in found if f is not None]
@@ -225,33 +327,38 @@ class _Search:
         return cards, deal, cost
 
     def _mend(self, cards: list[Card]) -> tuple[float, Deal, list[Card]] | None:
+        """The cheapest deal the rules accept one swap away: of the turned card first, else of
+        any play (a swap elsewhere changes who won a vaza, so who plays the turned card)."""
+        for rows in ([self.turned_row], range(len(cards))):
+            best: tuple[float, Deal, list[Card]] | None = None
+            for r in rows:
+                for trial in self._swaps(cards, r):
+                    judged = self.evaluate(trial)
+                    if judged is not None and (best is None or judged[0] < best[0]):
+                        best = (judged[0], judged[1], trial)
+            if best is not None:
+                return best
+        return None
+
+    def _swaps(self, cards: list[Card], row: int) -> Iterable[list[Card]]:
+        """``cards`` with ``row`` given each other card that explains its reads (swapped with
+        the row holding it)."""
         holder = {card: r for r, card in enumerate(cards)}
-        best: tuple[float, Deal, list[Card]] | None = None
-        for card in self.fair[self.turned_row]:
+        for card in self.fair[row]:
+            if card == cards[row]:
+                continue
             trial = list(cards)
-            trial[self.turned_row] = card
+            trial[row] = card
             other = holder.get(card)
             if other is not None:
-                trial[other] = cards[self.turned_row]
-            judged = self.evaluate(trial)
-            if judged is not None and (best is None or judged[0] < best[0]):
-                best = (judged[0], judged[1], trial)
-        return best
+                trial[other] = cards[row]
+            yield trial
 
     def _best_move(self, cards: list[Card], deal: Deal,
                    cost: float) -> tuple[list[Card], float, Deal] | None:
-        holder = {card: r for r, card in enumerate(cards)}
-        involved = self._involved(cards, deal)
         best: tuple[list[Card], float, Deal] | None = None
-        for r in involved:
-            for card in self.fair[r]:
-                if card == cards[r]:
-                    continue
-                trial = list(cards)
-                other = holder.get(card)
-                trial[r] = card
-                if other is not None:
-                    trial[other] = cards[r]
+        for r in self._involved(cards, deal):
+            for trial in self._swaps(cards, r):
                 judged = self.evaluate(trial)
                 if judged is not None and judged[0] < (best[1] if best else cost) - 1e-9:
                     best = (trial, judged[0], judged[1])

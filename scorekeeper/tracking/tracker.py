@@ -45,7 +45,7 @@ from scorekeeper.errors import IllegalPlayError, RulesError
 from scorekeeper.rules import DECK, Card, Deal, Rules
 from scorekeeper.rules.deal import TRICKS_PER_DEAL
 from scorekeeper.rules.trick import TRICK_SIZE
-from scorekeeper.tracking.decoding import Decoded, Reads, decode_deal, explains
+from scorekeeper.tracking.decoding import Decoded, Reads, decode_plays, explains
 from scorekeeper.tracking.events import (
     CardPlayed,
     DealCorrected,
@@ -778,43 +778,16 @@ class Tracker:
         cached = state.evidence.get(id(run))
         return cached if cached is not None else self._spot_evidence(state, run)
 
-    def _decode(self, state: _DealState, extra: Run | None) -> Decoded | None:
+    def _decode(self, state: _DealState, extra: Run | None, *, doubts: bool = False) -> Decoded | None:
         """The deal's plays (and ``extra``, about to be played) decided together."""
         deal = state.deal
         self._remember_turned(state)
-        plays = list(deal.plays)
-        rows = [self._play_evidence(state, card) for card in plays]
+        rows = [self._play_evidence(state, card) for card in deal.plays]
         if extra is not None:
             rows.append(self._spot_evidence(state, extra))
-        # The turned card is still in the dealer's hand, or one of the plays whose reads named a
-        # card its reads named too: each is tried (the rules refuse it from another seat than
-        # the dealer's, and which seat played what depends on the trunfo it gives).
-        turned = state.turned_reads
-        weighed = turned.weighed()
-        named = {card for card in weighed if explains(weighed, card)}
-        tries: list[int | None] = [None]
-        for i, row in enumerate(rows):
-            evidence = row.weighed()
-            if any(explains(evidence, card) for card in named & evidence.keys()):
-                tries.append(i)
-        found = [decode_deal(dealer=deal.dealer, turned=turned, plays=rows, turned_play=t,
-                             rules=self.rules, start=self._start(state, extra, t)) for t in tries]
-        decoded = [d for d in found if d is not None]
-        return min(decoded, key=lambda d: d.cost) if decoded else None
-
-    def _start(self, state: _DealState, extra: Run | None, turned_play: int | None) -> list[Card] | None:
-        """The plays as decided so far (and ``extra`` as its best free read), for ``turned_play``."""
-        cards = list(state.deal.plays)
-        if extra is not None:
-            weighed = self._spot_evidence(state, extra).weighed()
-            free = [c for c, _ in sorted(weighed.items(), key=lambda item: -item[1])
-                    if c not in cards and c != state.deal.turned]
-            if not free:
-                return None
-            cards.append(free[0])
-        if turned_play is None:
-            return None if state.deal.turned in cards else [*cards, state.deal.turned]
-        return cards
+        return decode_plays(dealer=deal.dealer, turned=state.turned_reads, plays=rows,
+                            rules=self.rules, decided=deal.plays, decided_turned=deal.turned,
+                            doubts=doubts)
 
     def _decide(self, state: _DealState, run: Run, frame: int) -> tuple[list[Event], Card | None] | None:
         """The card ``run`` is, decided with the deal's other plays, and the corrections that
@@ -881,11 +854,19 @@ class Tracker:
         no card fits is flagged."""
         if not self.decode:
             return []
-        decoded = self._decode(state, None)
+        decoded = self._decode(state, None, doubts=True)
         if decoded is None:
             return []
         events = self._adopt(state, decoded.turned, list(decoded.cards), frame)
         plays = seated_plays(state.deal)
+        for index, options in decoded.doubts:
+            trick_no, card, seat = plays[index]
+            events.append(Uncertain(
+                frame=frame, deal=state.number, reason="suit_swap", card=card, seat=seat,
+                play=index + 1, options=options,
+                detail=f"vaza {trick_no}: {' or '.join(str(c) for c in options)}? The reads of "
+                f"play {index + 1} (seat {seat}) fit {card} best, by little once the rest of "
+                "the deal is weighed"))
         for index in decoded.unexplained:
             trick_no, card, seat = plays[index]
             evidence = self._play_evidence(state, card).total
