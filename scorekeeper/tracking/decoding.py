@@ -186,8 +186,10 @@ def _with_doubts(best: Decoded, *, dealer: int, turned: Reads, plays: Sequence[R
     base = searcher.evaluate(cards)
     if base is None:
         return best
-    found: list[tuple[int, tuple[Card, ...]]] = []
+    found: list[tuple[int, tuple[Card, ...]]] = list(best.doubts)
     for i in range(len(plays)):
+        if any(i == j for j, _ in found):
+            continue
         options = [cards[i]]
         for card in searcher.fair[i]:
             if card == cards[i]:
@@ -255,7 +257,8 @@ def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
 
     searcher = _Search(dealer=dealer, rules=rules, rows=rows, turned_row=turned_row,
                        played=len(plays), renuncia_cost=renuncia_cost)
-    found = [searcher.improve(assign())]
+    by_reads = assign()
+    found = [searcher.improve(by_reads)]
     if found[0] is None:
         # The best reads make a deal the rules refuse (the turned card's trunfo seats its play
         # elsewhere than the dealer): the best assignment for each card the turned card may be.
@@ -268,7 +271,24 @@ def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
     cards, deal, cost = min(results, key=lambda f: f[2])
     unexplained = tuple(i for i in range(len(plays)) if not explains(rows[i], cards[i]))
     return Decoded(turned=cards[turned_row], cards=tuple(cards[:len(plays)]),
-                   unexplained=unexplained, deal=deal, cost=cost)
+                   unexplained=unexplained, deal=deal, cost=cost,
+                   doubts=_prior_doubts(searcher, by_reads, cards))
+
+
+def _prior_doubts(searcher: _Search, by_reads: list[Card],
+                  cards: list[Card]) -> tuple[tuple[int, tuple[Card, ...]], ...]:
+    """Where the rules' prior took a renúncia away that the reads alone made: each play changed
+    from the reads' best assignment is a doubt (the decision first), so the table sees it."""
+    judged = searcher.evaluate(by_reads)
+    if judged is None:
+        return ()
+    final = searcher.evaluate(cards)
+    made = {(r.trick, r.seat) for r in judged[1].revokes}
+    kept = {(r.trick, r.seat) for r in final[1].revokes} if final else set()
+    if made <= kept:
+        return ()
+    return tuple((i, (cards[i], by_reads[i])) for i in range(searcher.played)
+                 if cards[i] != by_reads[i])
 
 
 @dataclass(slots=True)
