@@ -109,6 +109,12 @@ class ReaderProfile:
     slip: float = 0.05
     """Share of reads naming a neighbouring rank of the same suit."""
     confidence: tuple[float, float] = (0.3, 0.8)
+    runner_up: tuple[float, float] = (0.02, 0.3)
+    """A right read's runner-up (the same rank of the other suit of its colour), as a share of
+    its confidence: a classifier that names a card right is mostly sure of it."""
+    confused_runner_up: tuple[float, float] = (0.3, 0.9)
+    """A wrong read's runner-up (the true card), as a share of its confidence: a classifier that
+    names a card wrongly is mostly unsure between the two."""
     ghost: float = 0.05
     """Chance per frame of one faint ghost card (confidence 0.1-0.3) somewhere, for that frame."""
 
@@ -139,15 +145,16 @@ def _read(card: Card, profile: ReaderProfile, wrong_share: dict[Card, float],
           rng: random.Random) -> dict[str, object]:
     confidence = rng.uniform(*profile.confidence)
     twin = _twin(card, profile)
+    share = profile.confused_runner_up
     if card in wrong_share and rng.random() < wrong_share[card]:
         best, runner = twin, card
     elif rng.random() < profile.slip:
         best, runner = _neighbour(card, rng), card
     else:
         # The true card read; the same rank of the other suit of its colour is the usual runner-up.
-        best, runner = card, twin
+        best, runner, share = card, twin, profile.runner_up
     third = rng.choice([c for c in DECK if c not in (best, runner)])
-    alternatives = ((runner, confidence * rng.uniform(0.1, 0.6)),
+    alternatives = ((runner, confidence * rng.uniform(*share)),
                     (third, confidence * rng.uniform(0.0, 0.05)))
     return {"card": best, "confidence": confidence, "alternatives": alternatives}
 

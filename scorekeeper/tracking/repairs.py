@@ -17,6 +17,7 @@ from scorekeeper.tracking.events import (
 )
 from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
 from scorekeeper.tracking.runs import Played, Run
+from scorekeeper.vision.boxes import iou
 
 
 class Repairs:
@@ -40,7 +41,10 @@ class Repairs:
                     and not run.refused and not self._turned_at_rest(state, run)
                     and not self._misread(run)):
                 seen.setdefault(run.card, []).append(run)
-        glimpsed = [runs for runs in seen.values()
+        groups = list(seen.values())
+        if self.decode:
+            groups = self._same_spot_groups(groups)
+        glimpsed = [runs for runs in groups
                     if sum(r.seen for r in runs) >= self.thresholds.weak_sightings
                     and self._allowed(state, runs[0].card)]
         missing = CARDS_PER_TRICK - len(state.trick)
@@ -72,6 +76,20 @@ class Repairs:
         for run in found:
             events += self._play(state, run, frame, weak=True)
         return events
+
+    def _same_spot_groups(self, groups: list[list[Run]]) -> list[list[Run]]:
+        """Glimpses of one card under two names (a deck misread systematically) are one card:
+        runs of different names at one box are joined, the most read name first."""
+        merged: list[list[Run]] = []
+        for runs in sorted(groups, key=lambda rs: -sum(r.seen for r in rs)):
+            home = next((m for m in merged if any(
+                iou(a, b) >= self.thresholds.same_spot
+                for mine in runs for other in m for a in mine.boxes for b in other.boxes)), None)
+            if home is None:
+                merged.append(list(runs))
+            else:
+                home.extend(runs)
+        return merged
 
     def _complete_last_trick(self, state: DealState, frame: int, *,
                              stream_ended: bool = False) -> list[Event]:
