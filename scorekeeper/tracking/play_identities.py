@@ -32,7 +32,7 @@ class PlayIdentities:
     def _may_be_played(self, state: DealState, run: Run, played: frozenset[Card]) -> bool:
         """Not a card already played. Decoding, a read of a card played in a vaza gathered
         since may be another card (the two may have been read the same): the deal decides."""
-        if not self.decode or state.hole is not None:
+        if not self.decode:
             return run.card not in played
         if self._other_corner(state, run) is not None:
             return False
@@ -45,6 +45,20 @@ class PlayIdentities:
                     if at is not None]
         return (bool(gathered) and run.start_frame > max(gathered) and run.card not in on_table
                 and all(r is not run for r in state.runs.values()))
+
+    def _held_name(self, state: DealState, run: Run) -> Card | None:
+        """The card a run held behind a hole is taken for: its name, or when that card is taken
+        already, the likeliest other card its reads name that is still free (None: no card)."""
+        taken = state.taken()
+        if run.card not in taken:
+            return run.card
+        weighed = self._spot_evidence(state, run).weighed()
+        free = [c for c, _ in sorted(weighed.items(), key=lambda item: -item[1])
+                if c not in taken and c != state.deal.turned and explains(weighed, c)]
+        if not free:
+            run.refused = True
+            return None
+        return free[0]
 
     def _mark_gathered(self, state: DealState, played: Played, frame: int) -> None:
         state.gathered_at[played.card] = frame

@@ -364,10 +364,13 @@ class Tracker(Sightings, Repairs, PlayIdentities):
 
     def _play(self, state: DealState, run: Run, frame: int, *, weak: bool) -> list[Event]:
         if state.hole is not None:
-            played = Played(run.card, -1, run)
+            card = self._held_name(state, run) if self.decode else run.card
+            if card is None:
+                return []
+            played = Played(card, -1, run)
             state.hole.held.append(played)
             state.trick.append(played)
-            state.confidence[run.card] = run.confidence
+            state.confidence[card] = run.confidence
             return []
         seat = state.deal.to_play
         card = run.card
