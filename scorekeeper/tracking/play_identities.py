@@ -143,7 +143,10 @@ class PlayIdentities:
         rows = [self._play_evidence(state, card) for card in deal.plays]
         if extra is not None:
             rows.append(self._spot_evidence(state, extra))
-        return decode_plays(dealer=deal.dealer, turned=state.turned_reads, plays=rows,
+        # Without reads of the turned card (tracking resumed mid-deal), the deal's is kept.
+        turned = (state.turned_reads if state.turned_reads.sightings
+                  else Reads({deal.turned: KNOWN_PLAY}, 1))
+        return decode_plays(dealer=deal.dealer, turned=turned, plays=rows,
                             rules=self.rules, decided=deal.plays, decided_turned=deal.turned,
                             doubts=doubts)
 
