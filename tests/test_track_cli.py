@@ -88,3 +88,22 @@ def test_noise_share_out_of_range_is_refused(tmp_path: Path, capsys: pytest.Capt
     write_trick(stream)
     assert main(["track", str(stream), "--drop", "1.5"]) == 2
     assert "--drop 1.5: give a share between 0 and 1" in capsys.readouterr().err
+
+
+def test_a_stream_keeps_each_reads_alternatives_and_old_streams_still_read(tmp_path: Path) -> None:
+    from scorekeeper.rules import Card
+    from scorekeeper.tracking.stream import read_stream, write_stream
+    from scorekeeper.vision.detections import CardDetection, FrameDetections
+
+    read = CardDetection(Card.parse("5S"), 0.6, (1.0, 2.0, 3.0, 4.0),
+                         alternatives=((Card.parse("5C"), 0.3), (Card.parse("4S"), 0.05)))
+    path = tmp_path / "new.jsonl"
+    with path.open("w", encoding="utf-8") as out:
+        write_stream(out, [FrameDetections(7, (read,), 1280, 720)])
+    _, frames = read_stream(path)
+    assert list(frames) == [FrameDetections(7, (read,), 1280, 720)]
+    old = tmp_path / "old.jsonl"
+    old.write_text('{"frame": 3, "cards": [{"card": "7H", "confidence": 0.9, "box": [0, 0, 9, 9]}]}\n',
+                   encoding="utf-8")
+    (frame,) = list(read_stream(old)[1])
+    assert frame.cards[0].card == Card.parse("7H") and frame.cards[0].alternatives == ()

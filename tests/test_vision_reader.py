@@ -192,3 +192,24 @@ def test_a_higher_temperature_makes_the_classifier_less_sure_without_changing_it
     soft = CardReader(SHIPPED, temperature=2.0).classify_crops(crops)
     assert (sharp.argmax(axis=1) == soft.argmax(axis=1)).all()
     assert (sharp.max(axis=1) > soft.max(axis=1)).all()
+
+
+def test_each_card_carries_the_classifier_runners_up_scaled_like_its_confidence() -> None:
+    probs = np.zeros(len(CLASSIFIER_CLASSES), np.float32)
+    probs[Card.parse("5S").index], probs[Card.parse("5C").index] = 0.7, 0.25
+    probs[Card.parse("4S").index], probs[len(DECK)] = 0.03, 0.02
+    (card,) = combine_indices([IndexReading(box=(0, 0, 18, 30), score=0.8, probs=probs)])
+    assert card.card == Card.parse("5S")
+    assert [(str(c), round(p, 3)) for c, p in card.alternatives] == [("5C", 0.2), ("4S", 0.024)]
+
+
+def test_a_second_index_read_as_a_card_already_taken_falls_back_to_its_runner_up() -> None:
+    # A deck whose clubs read as spades: 5C and 5S both lie on the table, both read "5S".
+    five_spades, five_clubs = Card.parse("5S").index, Card.parse("5C").index
+    clubs = np.zeros(len(CLASSIFIER_CLASSES), np.float32)
+    clubs[five_spades], clubs[five_clubs] = 0.6, 0.35
+    cards = combine_indices([_reading(0, 0, five_spades, p=0.95),
+                             IndexReading(box=(2000, 0, 2018, 30), score=0.8, probs=clubs)])
+    assert [(str(c.card), c.box[0]) for c in cards] == [("5S", 0), ("5C", 2000)]
+    assert cards[1].confidence == pytest.approx(0.8 * 0.35)
+    assert Card.parse("5S") in [c for c, _ in cards[1].alternatives]

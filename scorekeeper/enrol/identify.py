@@ -25,8 +25,7 @@ import cv2
 import numpy as np
 
 from scorekeeper.rules.cards import DECK, Card
-
-Box = tuple[float, float, float, float]
+from scorekeeper.vision.boxes import Box
 
 DOUBT_BELOW = 0.5
 """Confidence under which a reading goes to a person. Raising it asks about more cards (slower

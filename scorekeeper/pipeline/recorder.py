@@ -41,7 +41,7 @@ from scorekeeper.store import (
     Store,
     TrickGathered,
 )
-from scorekeeper.store.events import MAX_OPTIONS
+from scorekeeper.store.events import MAX_OPTIONS, DealCorrected
 from scorekeeper.store.events import Event as StoreEvent
 from scorekeeper.tracking import events as game
 
@@ -119,6 +119,8 @@ def to_store_events(event: game.Event, *, log: Callable[[], Folded]) -> list[Sto
     """
     if isinstance(event, game.DealStarted):
         return [DealStarted(dealer=event.dealer, turned=event.turned.notation)]
+    if isinstance(event, game.DealCorrected):
+        return [DealCorrected(deal=max(len(log().record["deals"]), 1), turned=event.turned.notation)]
     if isinstance(event, game.CardPlayed):
         return [CardPlayed(event.card.notation, frame=event.frame)]
     if isinstance(event, game.TrickGathered):

@@ -2,6 +2,7 @@
 
 from scorekeeper.tracking.events import (
     CardPlayed,
+    DealCorrected,
     DealEnded,
     DealStarted,
     Event,
@@ -15,6 +16,6 @@ from scorekeeper.tracking.thresholds import Thresholds
 from scorekeeper.tracking.tracker import Phase, Tracker
 
 __all__ = [
-    "CardPlayed", "DealEnded", "DealStarted", "Event", "Phase", "PlayCorrected", "RevokeFlagged", "Side",
+    "CardPlayed", "DealCorrected", "DealEnded", "DealStarted", "Event", "Phase", "PlayCorrected", "RevokeFlagged", "Side",
     "TableGeometry", "Thresholds", "Tracker", "TrickGathered", "Uncertain",
 ]

@@ -73,6 +73,22 @@ class PlayCorrected:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DealCorrected:
+    """The turned card was really ``turned`` (so the trunfo is its suit): the reads of the deal,
+    decided together, showed the first reading of it was the same rank of another suit."""
+
+    type: ClassVar[str] = "deal_corrected"
+    frame: int
+    deal: int
+    dealer: int
+    turned: Card
+
+    def to_json(self) -> Json:
+        return {"type": self.type, "frame": self.frame, "deal": self.deal, "dealer": self.dealer,
+                "turned": self.turned.notation}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TrickGathered:
     """Four cards were played and the play area emptied; the winner comes from the rules."""
 
@@ -156,7 +172,8 @@ class Uncertain:
                 "play": self.play, "options": [c.notation for c in self.options]}
 
 
-Event = DealStarted | CardPlayed | PlayCorrected | TrickGathered | DealEnded | RevokeFlagged | Uncertain
+Event = (DealStarted | DealCorrected | CardPlayed | PlayCorrected | TrickGathered | DealEnded
+         | RevokeFlagged | Uncertain)
 
 
 def describe(event: Event) -> str:
@@ -164,6 +181,9 @@ def describe(event: Event) -> str:
     at = f"frame {event.frame:>6}  "
     if isinstance(event, DealStarted):
         return (f"{at}deal {event.deal}: dealer {seat_label(event.dealer)} turns {event.turned} "
+                f"(trunfo {event.turned.suit.portuguese})")
+    if isinstance(event, DealCorrected):
+        return (f"{at}deal {event.deal} corrected: the turned card was {event.turned} "
                 f"(trunfo {event.turned.suit.portuguese})")
     if isinstance(event, CardPlayed):
         side = "" if event.side_seat in (None, event.seat) else f", came from {seat_label(event.side_seat)}'s side"

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from scorekeeper.rules import DECK, Card
-from scorekeeper.vision.detections import CardDetection, FrameDetections
+from scorekeeper.rules.cards import RANKS, Suit
+from scorekeeper.vision.detections import CardDetection, FrameDetections, distinct_cards
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,3 +92,85 @@ def _distinct(cards: list[CardDetection]) -> tuple[CardDetection, ...]:
         if d.card not in best or d.confidence > best[d.card].confidence:
             best[d.card] = d
     return tuple(best.values())
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReaderProfile:
+    """How a real reader errs on a webcam table, with its runners-up: the reads the tracker's
+    deal-level decoding is measured on (``benchmarks/tracker_error_profile.py``)."""
+
+    read: float = 0.5
+    """Share of the frames showing a card in which it is read at all."""
+    swap: tuple[Suit, Suit] | None = (Suit.PAUS, Suit.ESPADAS)
+    """One deck's cards of the first suit read as the same rank of the second, in the same cards
+    every frame (the deck's ink or the light), or None."""
+    swap_share: tuple[float, float] = (0.8, 0.9)
+    """For each swapped card, the share of its reads that are wrong is drawn from this range."""
+    slip: float = 0.05
+    """Share of reads naming a neighbouring rank of the same suit."""
+    confidence: tuple[float, float] = (0.3, 0.8)
+    runner_up: tuple[float, float] = (0.02, 0.3)
+    """A right read's runner-up (the same rank of the other suit of its colour), as a share of
+    its confidence: a classifier that names a card right is mostly sure of it."""
+    confused_runner_up: tuple[float, float] = (0.3, 0.9)
+    """A wrong read's runner-up (the true card), as a share of its confidence: a classifier that
+    names a card wrongly is mostly unsure between the two."""
+    ghost: float = 0.05
+    """Chance per frame of one faint ghost card (confidence 0.1-0.3) somewhere, for that frame."""
+
+
+def read_like_a_reader(frames: Iterable[FrameDetections], profile: ReaderProfile,
+                       rng: random.Random) -> Iterator[FrameDetections]:
+    """Perfect detections as ``profile``'s reader would report them, each read with its
+    runners-up; a frame's duplicate names are settled as the reader does (:func:`distinct_cards`)."""
+    wrong_share: dict[Card, float] = {}
+    if profile.swap is not None:
+        wrong_share = {c: rng.uniform(*profile.swap_share) for c in DECK if c.suit is profile.swap[0]}
+    for frame in frames:
+        width, height = frame.width or 1280, frame.height or 720
+        cards: list[CardDetection] = []
+        for detection in frame.cards:
+            if rng.random() >= profile.read:
+                continue
+            cards.append(replace(detection, **_read(detection.card, profile, wrong_share, rng)))
+        if rng.random() < profile.ghost:
+            size = 0.04 * min(width, height)
+            x, y = rng.uniform(0, width - size), rng.uniform(0, height - size)
+            cards.append(CardDetection(rng.choice(DECK), rng.uniform(0.1, 0.3),
+                                       (x, y, x + size, y + 1.4 * size)))
+        yield FrameDetections(frame.frame_index, distinct_cards(cards), frame.width, frame.height)
+
+
+def _read(card: Card, profile: ReaderProfile, wrong_share: dict[Card, float],
+          rng: random.Random) -> dict[str, object]:
+    confidence = rng.uniform(*profile.confidence)
+    twin = _twin(card, profile)
+    share = profile.confused_runner_up
+    if card in wrong_share and rng.random() < wrong_share[card]:
+        best, runner = twin, card
+    elif rng.random() < profile.slip:
+        best, runner = _neighbour(card, rng), card
+    else:
+        # The true card read; the same rank of the other suit of its colour is the usual runner-up.
+        best, runner, share = card, twin, profile.runner_up
+    third = rng.choice([c for c in DECK if c not in (best, runner)])
+    alternatives = ((runner, confidence * rng.uniform(*share)),
+                    (third, confidence * rng.uniform(0.0, 0.05)))
+    return {"card": best, "confidence": confidence, "alternatives": alternatives}
+
+
+def _twin(card: Card, profile: ReaderProfile) -> Card:
+    """The same rank in the other suit of the card's colour (the swap's partner when it has one)."""
+    pairs = {Suit.PAUS: Suit.ESPADAS, Suit.ESPADAS: Suit.PAUS,
+             Suit.COPAS: Suit.OUROS, Suit.OUROS: Suit.COPAS}
+    if profile.swap is not None and card.suit in profile.swap:
+        source, target = profile.swap
+        return Card(card.rank, target if card.suit is source else source)
+    return Card(card.rank, pairs[card.suit])
+
+
+def _neighbour(card: Card, rng: random.Random) -> Card:
+    ranks = list(RANKS)
+    at = ranks.index(card.rank)
+    choices = [ranks[i] for i in (at - 1, at + 1) if 0 <= i < len(ranks)]
+    return Card(rng.choice(choices), card.suit)

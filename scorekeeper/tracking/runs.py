@@ -7,8 +7,10 @@ import bisect
 from dataclasses import dataclass, field
 
 from scorekeeper.rules import Card
+from scorekeeper.tracking.decoding import Reads, sighting_evidence
 from scorekeeper.tracking.geometry import Point, Side
-from scorekeeper.vision.detections import Box, CardDetection
+from scorekeeper.vision.boxes import Box, center
+from scorekeeper.vision.detections import CardDetection
 
 
 @dataclass(slots=True, eq=False)
@@ -25,11 +27,22 @@ class Run:
     confidence_sum: float = 0.0
     refused: bool = False
     """The rules refused to play it (flagged once, not retried)."""
+    sightings: list[dict[Card, float]] = field(default_factory=list)
+    """Each sighting's evidence for the cards it named, best and runners-up
+    (:func:`scorekeeper.tracking.decoding.sighting_evidence`)."""
 
     def add(self, detection: CardDetection, frame: int) -> None:
         self.frames.append(frame)
         self.boxes.append(detection.box)
         self.confidence_sum += detection.confidence
+        self.sightings.append(sighting_evidence(detection.options()))
+
+    def reads(self) -> Reads:
+        """The run's sightings' evidence: what the reads say this card is."""
+        reads = Reads.empty()
+        for sighting in self.sightings:
+            reads.add(sighting)
+        return reads
 
     @property
     def start_frame(self) -> int:
@@ -41,8 +54,7 @@ class Run:
 
     @property
     def at(self) -> Point:
-        x1, y1, x2, y2 = self.boxes[-1]
-        return ((x1 + x2) / 2, (y1 + y2) / 2)
+        return center(self.boxes[-1])
 
     @property
     def seen(self) -> int:
@@ -77,10 +89,7 @@ class Played:
     run: Run | None
     """The run it was played from; None for a card already on the table when tracking resumed."""
 
-
-def iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
+    @property
+    def label(self) -> Card:
+        """The card the reader named (its run's), which the deal's decoding may have changed."""
+        return self.run.card if self.run is not None else self.card

@@ -4,7 +4,11 @@ One JSON object per line. An optional first line is the header ``{"fps": 10, "ge
 (:meth:`TableGeometry.to_json`, or the simulator's table JSON); every other line is one frame::
 
     {"frame": 12, "width": 1280, "height": 720,
-     "cards": [{"card": "7H", "confidence": 0.93, "box": [600, 300, 630, 340], "corners": 1}]}
+     "cards": [{"card": "7H", "confidence": 0.93, "box": [600, 300, 630, 340], "corners": 1,
+                "alternatives": [["7D", 0.04], ["6H", 0.01]]}]}
+
+``alternatives`` (the reader's runners-up for that index, likeliest first) may be left out: a
+stream with one card per read is read the same way.
 
 A ``.json`` file holding ``{"fps": ..., "geometry": ..., "frames": [...]}`` is read the same way.
 Errors name the file and line and say what to fix.
@@ -54,6 +58,8 @@ def frame_from_json(data: Any, where: str) -> FrameDetections:
                 confidence=float(item.get("confidence", 1.0)),
                 box=_box(item["box"]),
                 corners=int(item.get("corners", 1)),
+                alternatives=tuple((Card.parse(card), float(p))
+                                   for card, p in item.get("alternatives", ())),
             )
             for item in data.get("cards", [])
         )
@@ -64,7 +70,8 @@ def frame_from_json(data: Any, where: str) -> FrameDetections:
     except (KeyError, TypeError, ValueError) as error:
         raise SourceError(
             f"{where}: {error!s}; a card is {{\"card\": \"7H\", \"confidence\": 0.9, "
-            "\"box\": [x1, y1, x2, y2]}"
+            "\"box\": [x1, y1, x2, y2], \"alternatives\": [[\"7D\", 0.05]]}} (alternatives "
+            "optional)"
         ) from None
 
 

@@ -31,37 +31,39 @@ runs, from several frames, never from one:
 
 The tracker never reads a clock: time is the frame index divided by ``fps``. It never mutates the
 detections it is given.
+
+Its rooms: :mod:`~scorekeeper.tracking.sightings` (runs and what they show),
+:mod:`~scorekeeper.tracking.repairs` (cards the reader missed, put back),
+:mod:`~scorekeeper.tracking.play_identities` (the deal's plays decided together, see
+:mod:`~scorekeeper.tracking.decoding`), :mod:`~scorekeeper.tracking.deal_state` (what it keeps
+about the deal); this module coordinates them: deals, plays, tricks and the events told.
 """
 
 from __future__ import annotations
 
-import math
 from collections import deque
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from enum import Enum
 
 from scorekeeper.errors import IllegalPlayError, RulesError
 from scorekeeper.rules import DECK, Card, Deal, Rules, seat_label
 from scorekeeper.rules.deal import TRICKS_PER_DEAL
-from scorekeeper.rules.trick import TRICK_SIZE
+from scorekeeper.tracking.deal_state import CARDS_PER_TRICK, DealState
 from scorekeeper.tracking.events import (
     CardPlayed,
     DealEnded,
     DealStarted,
     Event,
-    PlayCorrected,
     RevokeFlagged,
     TrickGathered,
     Uncertain,
 )
-from scorekeeper.tracking.geometry import Point, Side, TableGeometry
-from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
-from scorekeeper.tracking.runs import Played, Run, Track, iou
+from scorekeeper.tracking.geometry import TableGeometry
+from scorekeeper.tracking.play_identities import PlayIdentities
+from scorekeeper.tracking.repairs import Repairs
+from scorekeeper.tracking.runs import Played, Run, Track
+from scorekeeper.tracking.sightings import Sightings
 from scorekeeper.tracking.thresholds import Thresholds
-from scorekeeper.vision.detections import CardDetection, FrameDetections
-
-CARDS_PER_TRICK = TRICK_SIZE
+from scorekeeper.vision.detections import FrameDetections
 
 REPLAY_SECONDS = 180.0
 """How much of the stream before the turned card was recognised is kept to be read again with it:
@@ -73,59 +75,8 @@ class Phase(str, Enum):
     PLAYING = "playing"
 
 
-@dataclass(slots=True, eq=False)
-class _Hole:
-    """A vaza was gathered with a card no frame showed. Who played each card after it depends on
-    where that card went, so the cards that land from then on are held, in landing order, until
-    the rest of the deal shows which cards were never read (``scorekeeper.tracking.missing``)."""
-
-    trick: int
-    """The first vaza gathered a card short."""
-    before: Deal
-    """The deal before that vaza."""
-    told: list[Card]
-    """The deal's plays as the events told them when the hole was found (to correct them)."""
-    held: list[Played]
-    """Every card read from that vaza on, in landing order."""
-    gaps: list[Gap]
-    gathered: list[int]
-    """For each vaza from the first gap's on, the first frame without it."""
-    short_from: int | None = None
-    """Where (in ``held``) a held vaza that vanished a card short begins: the next card read was
-    taken as its last, which the next landing may disprove."""
-
-    @property
-    def cards_accounted(self) -> int:
-        """Cards played this deal, the ones never read included."""
-        return len(self.before.played) + len(self.held) + len(self.gaps)
 
 
-@dataclass(slots=True)
-class _DealState:
-    number: int
-    deal: Deal
-    trick: list[Played] = field(default_factory=list)
-    confidence: dict[Card, float] = field(default_factory=dict)
-    revokes_seen: int = 0
-    cleared_at: int = -1
-    """Last frame the previous trick's cards were seen: the next lead lands after it."""
-    turned_spot: Point | None = None
-    """Where the turned card lay by the dealer: seeing it there, even across the play area's
-    edge, is not a play."""
-    gathered_at: dict[Card, int] = field(default_factory=dict)
-    trick_start: Deal | None = None
-    """The deal as it stood before the trick on the table: a card of the trick found late is
-    put back in its place by replaying the trick from here. None after a resume."""
-    vanished_short: int | None = None
-    """The vaza that vanished a card short with nothing seen to complete it, so the next card
-    read was taken as its last: the landings after it may show that it began the next vaza."""
-    hole: _Hole | None = None
-
-    def taken(self) -> frozenset[Card]:
-        """The cards played this deal, those held behind a hole included."""
-        if self.hole is None:
-            return self.deal.played
-        return self.deal.played | {p.card for p in self.hole.held}
 
 
 def check_camera_rules(rules: Rules) -> None:
@@ -138,7 +89,7 @@ def check_camera_rules(rules: Rules) -> None:
         )
 
 
-class Tracker:
+class Tracker(Sightings, Repairs, PlayIdentities):
     """Feed it every frame's detections in order; it returns the game events each frame settles.
 
     >>> from scorekeeper.tracking import TableGeometry
@@ -154,7 +105,11 @@ class Tracker:
         *,
         fps: float = 10.0,
         thresholds: Thresholds | None = None,
+        decode: bool = True,
     ) -> None:
+        """``decode``: decide the plays' cards together over the deal (each card once, the
+        rules' prior, the reader's runners-up); off, each play is its run's best read, as the
+        tracker did before (kept to measure the difference)."""
         if fps <= 0:
             raise ValueError(f"fps {fps!r}: give the stream's frames per second (> 0)")
         self.geometry = geometry
@@ -162,6 +117,7 @@ class Tracker:
         check_camera_rules(self.rules)
         self.fps = fps
         self.thresholds = thresholds if thresholds is not None else Thresholds()
+        self.decode = decode
         t = self.thresholds
         self._settle = t.settle_seconds * fps
         self._clear = t.clear_seconds * fps
@@ -177,7 +133,7 @@ class Tracker:
         self._updates = 0
         self._last_frame: int | None = None
         self._deal_number = 0
-        self._state: _DealState | None = None
+        self._state: DealState | None = None
         self._finished: list[Deal] = []
         self._flagged: set[tuple[str, Card | None, int]] = set()
         self._forget_waiting()
@@ -259,138 +215,10 @@ class Tracker:
         the cards of its current trick lie on the table. ``number`` counts deals in events."""
         self.reset()
         self._deal_number = number
-        self._state = _DealState(number, deal)
+        self._state = DealState(number, deal)
         trick = deal.current_trick
         self._state.trick = [Played(card, seat, None)
                              for card, seat in zip(trick.cards, trick.seats(), strict=True)]
-
-    # -- evidence -------------------------------------------------------------------------
-
-    def _observe(self, detection: CardDetection, frame: int) -> None:
-        track = self._tracks.get(detection.card)
-        if track is None:
-            track = self._tracks[detection.card] = Track(detection.card)
-        center = detection.center
-        if not self.geometry.in_play_area(center):
-            track.last_outside = (frame, self.geometry.side_of(center))
-            if track.outside is None or not self._continues(track.outside, center, frame):
-                track.outside = Run(track.card, self._updates)
-            track.outside.add(detection, frame)
-            return
-        for run in reversed(track.runs):
-            if self._continues(run, center, frame):
-                run.add(detection, frame)
-                return
-        run = Run(track.card, self._updates, approach=self._approach_side(track, frame))
-        run.add(detection, frame)
-        track.runs.append(run)
-
-    def _continues(self, run: Run, center: Point, frame: int) -> bool:
-        # A run of a sighting or two is no card yet: after a short gap it starts over, so stray
-        # misreads do not lend a card that lands later an earlier landing frame.
-        gap = self._forget if run.seen >= self.thresholds.min_sightings else self._forget / 2
-        return frame - run.last_frame <= gap and math.dist(center, run.at) <= self._still
-
-    def _approach_side(self, track: Track, frame: int) -> Side | None:
-        """The side the card was last seen on before it entered the play area, if lately.
-
-        Where a card lies inside the area says little: cards land near the middle, and the
-        reader's box may be either corner index.
-        """
-        if track.last_outside is not None and frame - track.last_outside[0] <= self._approach:
-            return track.last_outside[1]
-        return None
-
-    def _prune(self, frame: int) -> None:
-        """Drop runs long unseen; played ones stay while their trick is on the table."""
-        keep = {id(p.run) for p in self._state.trick if p.run} if self._state else set()
-        horizon = frame - 3 * self._forget
-        # Reads since the last trick was gathered may still be a missed card of the trick on the
-        # table (see _salvage), for as long as a slow trick plausibly takes.
-        trick_began = self._state.cleared_at if self._state else frame
-        trick_horizon = frame - 20 * self._forget
-        for track in self._tracks.values():
-            track.runs = [r for r in track.runs if r.last_frame >= horizon or id(r) in keep
-                          or (r.start_frame > trick_began and r.last_frame >= trick_horizon)]
-
-    def _runs(self) -> Iterator[Run]:
-        for track in self._tracks.values():
-            yield from track.runs
-
-    def _steady(self, run: Run | None, frame: int, span: float,
-                frames: list[int] | None = None) -> bool:
-        """Seen often enough, for long enough, and recently: the run is a card lying there.
-
-        ``frames``: judge only these sightings of the run (those no other card explains).
-        """
-        if run is None or frame - run.last_frame > self._forget:
-            return False
-        seen = run.frames if frames is None else frames
-        frames_given = self._updates - run.start_update + 1
-        return (
-            len(seen) >= max(1, self.thresholds.min_sightings)
-            and seen[-1] - seen[0] >= span
-            and len(seen) >= self.thresholds.min_presence * frames_given
-        )
-
-    def _unexplained(self, run: Run) -> list[int]:
-        """The frames of this run's sightings that are not another card misread.
-
-        A misread names the card under the reader's box wrongly: a sighting is explained by
-        another card, read more often around then (all its runs together: a card's two corners
-        are two spots, and one may be misread while the other is read in the same frame), at the
-        same box about then, and read there within ``clear_seconds`` of it. A card that lands exactly on another one and hides
-        it is taken for a misread only until the hidden card has been unseen that long.
-        """
-        lo, hi = run.start_frame - self._forget, run.last_frame + self._forget
-        # Only a card read more often than this one around then can explain it away (counting
-        # all its runs: its two corners are two spots).
-        nearby: dict[Card, list[Run]] = {}
-        for other in self._runs():
-            if (other.card != run.card and other.last_frame >= run.start_frame - self._clear
-                    and other.start_frame <= hi and not self._replayed(other)):
-                nearby.setdefault(other.card, []).append(other)
-        others = [o for runs in nearby.values()
-                  if sum(len(o.between(lo, hi)[0]) for o in runs) > run.seen for o in runs]
-        if not others:
-            return run.frames
-        own: list[int] = []
-        for frame, box in zip(run.frames, run.boxes, strict=True):
-            for other in others:
-                if other.last_frame < frame - self._clear:
-                    continue
-                _, boxes = other.between(max(lo, frame - self._forget), frame + self._forget)
-                if any(iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
-                    break
-            else:
-                own.append(frame)
-        return own
-
-    def _misread(self, run: Run) -> bool:
-        """Half of this run or more is another card misread: it is no card of its own."""
-        return 2 * len(self._unexplained(run)) <= run.seen
-
-    def _replayed(self, run: Run) -> bool:
-        """A run of a gathered card that began after its trick was gathered: by the rules a
-        misread itself, so it explains nothing away."""
-        state = self._state
-        return (state is not None and run.card in state.gathered_at
-                and run.start_frame > state.gathered_at[run.card])
-
-    def _turned_at_rest(self, state: _DealState, run: Run) -> bool:
-        """The turned card still lying where the dealer put it (its box may reach into the play
-        area): it stays in his hand until he moves it to the middle."""
-        return (run.card == state.deal.turned and state.turned_spot is not None
-                and math.dist(run.at, state.turned_spot) <= self._still)
-
-    def _lay_there(self, run: Run) -> bool:
-        """Seen ``weak_sightings`` times with confidence, the last two at one spot: a card that
-        landed, not a misread of a card in motion."""
-        return (
-            run.seen >= max(2, self.thresholds.weak_sightings)
-            and run.confidence >= self.thresholds.weak_confidence
-            and iou(run.boxes[-2], run.boxes[-1]) >= self.thresholds.same_spot
-        )
 
     # -- the turned card ------------------------------------------------------------------
 
@@ -417,9 +245,10 @@ class Tracker:
         others = sorted(str(t.card) for t in candidates if t is not best)
         self._deal_number += 1
         deal = Deal.start(dealer=dealer, turned=best.card, rules=self.rules)
-        self._state = _DealState(self._deal_number, deal, trick_start=deal)
+        self._state = DealState(self._deal_number, deal, trick_start=deal)
         self._state.confidence[best.card] = best.outside.confidence
         self._state.turned_spot = best.outside.at
+        self._remember_turned(self._state)
         events.append(DealStarted(frame=best.outside.start_frame, deal=self._deal_number,
                                   dealer=dealer, turned=best.card,
                                   confidence=best.outside.confidence))
@@ -457,20 +286,18 @@ class Tracker:
                 break
         return events
 
-    # -- plays and tricks -----------------------------------------------------------------
-
     def _advance(self, frame: int) -> list[Event]:
         state = self._state
         assert state is not None
-        events = self._flag_replays(state, frame)
+        events = [] if self.decode else self._flag_replays(state, frame)
         played = state.taken()
         # Cards are played in the order they land: the next one landed after the last one played
         # (and after the last trick was gathered).
         last_run = state.trick[-1].run if state.trick else None
         after = max(state.cleared_at, last_run.start_frame if last_run else -1)
         candidates = [r for r in self._runs()
-                      if r.card not in played and not r.refused and r.start_frame > after
-                      and not self._turned_at_rest(state, r)]
+                      if self._may_be_played(state, r, played) and not r.refused
+                      and r.start_frame > after and not self._turned_at_rest(state, r)]
         own = {id(r): self._unexplained(r) for r in candidates if frame - r.last_frame <= self._forget}
         pending = [r for r in candidates
                    if id(r) in own and 2 * len(own[id(r)]) > r.seen
@@ -504,17 +331,18 @@ class Tracker:
                 return events
             ready = [r for r in ready if r.start_frame > state.cleared_at]
         for run in ready:
-            if run.card in state.taken() or run.start_frame <= state.cleared_at:
+            if (not self._may_be_played(state, run, state.taken()) or run.refused
+                    or run.start_frame <= state.cleared_at):
                 continue
             earlier = [r for r in candidates
-                       if r.start_frame < run.start_frame and r.card not in state.taken()
+                       if r.start_frame < run.start_frame and self._may_be_played(state, r, state.taken())
                        and r not in ready and self._lay_there(r)]
             # Even a read that looks like a misread now waits while it is still in view: it may
             # be a card the next one covered, whose rival stops being seen.
             if any(frame - r.last_frame < self._settle for r in earlier):
                 return events
             for weak in sorted((r for r in earlier if r in pending), key=lambda r: r.start_frame):
-                if weak.card in state.taken():
+                if not self._may_be_played(state, weak, state.taken()) or weak.refused:
                     continue
                 events += self._play(state, weak, frame, weak=True)
                 if len(state.trick) == CARDS_PER_TRICK:
@@ -524,332 +352,38 @@ class Tracker:
                 return events
         return events
 
-    def _salvage(self, state: _DealState, ready: list[Run], frame: int) -> list[Event]:
-        """A card lands after an unfinished trick vanished from view: a trick is only gathered
-        whole, so cards glimpsed there since the last trick are its missing ones (the most read
-        first, however faintly), put back where they landed as weak reads; with none, the new card
-        may follow a long occlusion, or close a trick whose last card was never seen, and that is
-        flagged."""
-        last_seen = self._trick_last_seen(state)
-        fresh = [r for r in ready if r.start_frame > last_seen]
-        if frame - last_seen < self._clear or not fresh:
-            return []
-        seen: dict[Card, list[Run]] = {}
-        # Any card read there since the last trick was gathered, even one read before the cards
-        # played after it: a missed card may be anywhere in the trick.
-        for run in self._runs():
-            if (state.cleared_at < run.start_frame <= last_seen and run.card not in state.deal.played
-                    and not run.refused and not self._turned_at_rest(state, run)
-                    and not self._misread(run)):
-                seen.setdefault(run.card, []).append(run)
-        glimpsed = [runs for runs in seen.values()
-                    if sum(r.seen for r in runs) >= self.thresholds.weak_sightings
-                    and self._allowed(state, runs[0].card)]
-        missing = CARDS_PER_TRICK - len(state.trick)
-        if len(glimpsed) < missing:
-            if missing == 1:
-                state.vanished_short = len(state.deal.tricks) + 1
-            turned = self._turned_refused(state, last_seen)
-            if missing == 2 and turned is not None and not glimpsed:
-                # The dealer's trunfo lay there but the order of play gave it to another seat:
-                # a card before it was never read.
-                read = sorted([*state.trick, Played(turned.card, -1, turned)],
-                              key=lambda p: p.run.start_frame if p.run else -1)
-                return self._open_hole(state, frame, read, [])
-            return self._flag_once(
-                frame, "trick_vanished", card=fresh[0].card, seat=state.deal.to_play,
-                detail=f"the play area looked empty for {(frame - last_seen) / self.fps:.1f} s "
-                f"after {len(state.trick)} cards of vaza {len(state.deal.tricks) + 1}; "
-                f"{fresh[0].card} is taken as the next card of it",
-                confidence=fresh[0].confidence,
-            )
-        # A trick is only gathered whole, so its missing cards were played: the cards read there
-        # most (by summed confidence) are the best evidence left, however faint each read was.
-        chosen = sorted(glimpsed, key=lambda runs: -sum(r.confidence_sum for r in runs))[:missing]
-        found = sorted((runs[0] for runs in chosen), key=lambda r: r.start_frame)
-        events = self._reorder(state, found, frame)
-        if events is not None:
-            return events
-        events = []
-        for run in found:
-            events += self._play(state, run, frame, weak=True)
-        return events
-
-    def _complete_last_trick(self, state: _DealState, frame: int, *,
-                             stream_ended: bool = False) -> list[Event]:
-        """The last vaza vanished (or the stream ended) one card short: every other card of the
-        deck has been played, so the missing one is the card left, and it is put back where it
-        was glimpsed landing, or last when it was never read (flagged either way)."""
-        if (len(state.deal.tricks) != TRICKS_PER_DEAL - 1 or len(state.trick) != CARDS_PER_TRICK - 1
-                or (not stream_ended and frame - self._trick_last_seen(state) < self._clear)):
-            return []
-        left = [card for card in DECK if card not in state.deal.played]
-        if len(left) != 1 or not self._allowed(state, left[0]):
-            return []
-        card = left[0]
-        track = self._tracks.get(card)
-        runs = [r for r in track.runs if r.start_frame > state.cleared_at] if track else []
-        if runs:
-            first = min(runs, key=lambda r: r.start_frame)
-            reordered = self._reorder(state, [first], frame)
-            return reordered if reordered is not None else self._play(state, first, frame, weak=True)
-        seat = state.deal.to_play
-        assert seat is not None
-        state.deal = state.deal.play(card)
-        state.trick.append(Played(card, seat, None))
-        state.confidence[card] = 0.0
-        events: list[Event] = [
-            CardPlayed(frame=frame, deal=state.number, trick=TRICKS_PER_DEAL, seat=seat, card=card,
-                       confidence=0.0),
-            Uncertain(frame=frame, deal=state.number, reason="deduced", card=card, seat=seat,
-                      detail=f"{card} was never read; it is the one card left, so {seat_label(seat)} "
-                      f"played it in the last vaza"),
-        ]
-        return events + self._new_revokes(state, frame, card)
-
-    def _reorder(self, state: _DealState, found: list[Run], frame: int) -> list[Event] | None:
-        """Put cards of the trick found late back where they landed, among the cards already
-        played: the cards read after a missed one move one seat on. Returns the events (a
-        ``play_corrected`` for each play that changed, ``card_played`` for the ones added), or
-        None when the cards found all landed after the trick's last card or the rules refuse
-        the new order (then they are simply added at the end)."""
-        if state.trick_start is None or any(p.run is None for p in state.trick):
-            return None
-        last_landed = max(p.run.start_frame for p in state.trick if p.run is not None)
-        if all(r.start_frame > last_landed for r in found):
-            return None
-        order = sorted([(p.run, p.card) for p in state.trick if p.run is not None]
-                       + [(r, r.card) for r in found], key=lambda pair: pair[0].start_frame)
-        deal = state.trick_start
-        seats: list[int] = []
-        try:
-            for _, card in order:
-                seat = deal.to_play
-                if seat is None:
-                    return None
-                seats.append(seat)
-                deal = deal.play(card)
-        except IllegalPlayError:
-            return None
-        before = len(state.trick_start.played)
-        trick_number = len(state.trick_start.tricks) + 1
-        old = [p.card for p in state.trick]
-        events: list[Event] = []
-        for position, ((run, card), seat) in enumerate(zip(order, seats, strict=True)):
-            if run in found:
-                state.confidence[card] = run.confidence
-                events.append(Uncertain(
-                    frame=run.start_frame, deal=state.number, reason="weak_read", card=card,
-                    seat=seat, confidence=run.confidence,
-                    detail=f"{card} was seen only {self._sightings_since(card, state.cleared_at)} "
-                    f"times, faintly; vaza {trick_number} vanished without it, so it is put back "
-                    f"as its card {position + 1}",
-                ))
-            if position < len(old):
-                if old[position] != card:
-                    events.append(PlayCorrected(
-                        frame=run.start_frame, deal=state.number, trick=trick_number,
-                        play=before + position + 1, seat=seat, card=card, confidence=run.confidence))
-            else:
-                events.append(CardPlayed(
-                    frame=run.start_frame, deal=state.number, trick=trick_number, seat=seat,
-                    card=card, confidence=run.confidence))
-        state.deal = deal
-        state.trick = [Played(card, seat, run) for (run, card), seat in zip(order, seats, strict=True)]
-        return events + self._new_revokes(state, frame, order[-1][1])
-
     # -- a card never seen ----------------------------------------------------------------
 
-    def _gathered_short(self, state: _DealState, ready: list[Run]) -> bool:
-        """The vaza that vanished a card short got the next card read as its last, but that card
-        still lay there when another landed, and the vaza's other cards were gone: it began the
-        next vaza, and the vaza before was gathered with a card no frame showed."""
-        if any(p.run is None for p in state.trick) or state.trick_start is None:
-            return False
-        if state.hole is None and state.vanished_short != len(state.deal.tricks):
-            return False
-        if state.hole is not None and state.hole.short_from != len(state.hole.held) - CARDS_PER_TRICK:
-            return False
-        taken, others = state.trick[-1], state.trick[:-1]
-        assert taken.run is not None
-        landed = taken.run.start_frame
-        if max(self._last_seen(p.card) for p in others) >= landed:
-            return False  # they came back: a hand had hidden them
-        still_there = self._last_seen(taken.card)
-        return any(landed < r.start_frame <= still_there for r in ready)
-
-    def _turned_refused(self, state: _DealState, last_seen: int) -> Run | None:
-        """The turned trunfo, refused in this vaza because another seat was to play."""
-        track = self._tracks.get(state.deal.turned)
-        if track is None or state.deal.turned in state.deal.played or state.trick_start is None:
-            return None
-        return next((r for r in track.runs if r.refused and state.cleared_at < r.start_frame <= last_seen
-                     and not self._turned_at_rest(state, r)), None)
-
-    def _last_seen(self, card: Card) -> int:
-        track = self._tracks.get(card)
-        return max((r.last_frame for r in track.runs), default=-1) if track else -1
-
-    def _open_hole(self, state: _DealState, frame: int, read: list[Played],
-                   landed: list[Run]) -> list[Event]:
-        """The vaza on the table was gathered with ``read`` (in landing order) and a card no frame
-        showed; ``landed``: cards that have landed since, which begin the next."""
-        gone = max(self._last_seen(p.card) for p in read)
-        if state.hole is None:
-            before = state.trick_start
-            assert before is not None
-            told = list(state.deal.plays)
-            state.hole = _Hole(before.trick_number, before, told, [], [], [])
-            state.deal = before  # until the gaps are filled, the plays since are only held
-        hole = state.hole
-        held_before = [p for p in hole.held if p not in read and p.run not in landed]
-        hole.held = [*held_before, *read]
-        hole.gaps.append(Gap(len(held_before), len(read)))
-        hole.gathered.append(gone + 1)
-        hole.short_from = None
-        number = hole.trick + len(hole.gathered) - 1
-        for played in read:
-            state.gathered_at[played.card] = frame
-        # Cards landed since then were taken for this vaza's seats; the rules may have refused
-        # one for the seat it seemed to be (the turned trunfo): seats are unknown until the gaps
-        # are filled, so they are all held again, in landing order.
-        since: dict[Card, Run] = {}
-        for run in sorted(self._runs(), key=lambda r: r.start_frame):
-            if (run.start_frame > gone and run.card not in state.taken() and run.card not in since
-                    and (run in landed or (run.refused and not self._turned_at_rest(state, run)))):
-                run.refused = False
-                since[run.card] = run
-        state.cleared_at = gone
-        state.trick = []
-        for run in since.values():
-            held = Played(run.card, -1, run)
-            hole.held.append(held)
-            state.trick.append(held)
-        began = f"{', '.join(str(c) for c in since)} began vaza {number + 1}. " if since else ""
-        return [Uncertain(
-            frame=frame, deal=state.number, reason="missing_card", card=None,
-            detail=f"vaza {number} was gathered with {len(read)} cards read: {began}The plays "
-            "from here are held until the rest of the deal shows which card was never read and "
-            "where it went",
-        )]
-
-    def _gather_held(self, state: _DealState, frame: int) -> list[Event]:
-        hole = state.hole
-        assert hole is not None
-        last_seen = self._trick_last_seen(state)
-        for played in state.trick:
-            state.gathered_at[played.card] = frame
-        state.trick = []
-        state.cleared_at = last_seen
-        hole.gathered.append(last_seen + 1)
-        if hole.cards_accounted == len(DECK):
-            return self._fill_hole(state, frame)
-        return []
-
-    def _held_trick_vanished(self, state: _DealState, ready: list[Run], frame: int) -> list[Event]:
-        """A held vaza vanished a card short. The deal's last: the card it lacks is placed with
-        the ones never read. Another, once the next card lands: that card is taken as its last,
-        until it proves to have begun the next vaza (``_gathered_short``)."""
-        hole = state.hole
-        assert hole is not None
-        last_seen = self._trick_last_seen(state)
-        if len(state.trick) != CARDS_PER_TRICK - 1 or frame - last_seen < self._clear:
-            return []
-        if hole.cards_accounted == len(DECK) - 1:
-            return self._fill_hole(state, frame)
-        if any(r.start_frame > last_seen for r in ready):
-            hole.short_from = len(hole.held) - len(state.trick)
-        return []
-
-    def _fill_hole(self, state: _DealState, frame: int) -> list[Event]:
-        """Put the cards never read where the rules fit them best, replay the held cards with
-        them, and tell what changed: the plays told before are corrected, the held ones played."""
-        hole = state.hole
-        assert hole is not None
-        state.hole = None
-        held = [p.card for p in hole.held]
-        seen = hole.before.played | set(held)
-        missing = [card for card in DECK if card not in seen]
-        runs = {p.card: p.run for p in hole.held}
-        sides = {card: self.geometry.seat_at(run.approach) for card, run in runs.items()
-                 if run is not None and run.approach is not None}
-        placement = place_missing_cards(hole.before, held, hole.gaps, missing, sides)
-        if placement is not None:
-            deal = placement.deal
-            order = list(placement.cards)
-            detail = "; ".join(
-                f"{card} was never read: it goes in vaza {hole.trick + order.index(card) // 4} as "
-                f"its card {place + 1}" for card, place in placement.places
-            ) + " (where the rules fit best)"
-        else:
-            deal = hole.before
-            for card in held:
-                if deal.can_play(card):
-                    deal = deal.play(card)
-            unplaced = ", ".join(str(card) for card in missing)
-            detail = (f"the cards never read ({unplaced}) cannot be placed by the rules: the held "
-                      "plays follow as they landed")
-        events: list[Event] = [Uncertain(frame=frame, deal=state.number, reason="missing_card",
-                                         detail=detail)]
-        plays = seated_plays(deal)
-        for index in range(len(hole.before.played), len(plays)):
-            trick_no, card, seat = plays[index]
-            run = runs.get(card)
-            confidence = state.confidence.setdefault(card, run.confidence if run else 0.0)
-            at = run.start_frame if run else frame
-            if index < len(hole.told):
-                if hole.told[index] != card:
-                    events.append(PlayCorrected(frame=at, deal=state.number, trick=trick_no,
-                                                play=index + 1, seat=seat, card=card,
-                                                confidence=confidence))
-            else:
-                events.append(CardPlayed(frame=at, deal=state.number, trick=trick_no, seat=seat,
-                                         card=card, confidence=confidence))
-        for trick_no in range(hole.trick, len(deal.tricks) + 1):
-            trick = deal.tricks[trick_no - 1]
-            winner = trick.winner(deal.trump)
-            assert winner is not None
-            later = trick_no - hole.trick
-            gone = hole.gathered[later] if later < len(hole.gathered) else frame
-            events.append(TrickGathered(frame=gone, deal=state.number, trick=trick_no, winner=winner,
-                                        cards=trick.cards, points=trick.points))
-        state.deal = deal
-        state.revokes_seen = min(state.revokes_seen, len(hole.before.revokes))
-        events += self._new_revokes(state, frame, plays[-1][1])
-        current = deal.current_trick
-        state.trick = [Played(card, seat, runs.get(card))
-                       for card, seat in zip(current.cards, current.seats(), strict=True)]
-        state.trick_start = hole.before.play_all(
-            card for _, card, _ in plays[len(hole.before.played):len(plays) - len(current.cards)])
-        state.vanished_short = None
-        if deal.is_complete:
-            events.append(self._end_deal(state, frame))
-        return events
-
-    def _sightings_since(self, card: Card, frame: int) -> int:
-        track = self._tracks.get(card)
-        return sum(r.seen for r in track.runs if r.start_frame > frame) if track else 0
-
     @staticmethod
-    def _allowed(state: _DealState, card: Card) -> bool:
+    def _allowed(state: DealState, card: Card) -> bool:
         try:
             state.deal.check_play(card)
         except IllegalPlayError:
             return False
         return True
 
-    def _play(self, state: _DealState, run: Run, frame: int, *, weak: bool) -> list[Event]:
+    def _play(self, state: DealState, run: Run, frame: int, *, weak: bool) -> list[Event]:
         if state.hole is not None:
-            played = Played(run.card, -1, run)
+            card = self._held_name(state, run) if self.decode else run.card
+            if card is None:
+                return []
+            played = Played(card, -1, run)
             state.hole.held.append(played)
             state.trick.append(played)
-            state.confidence[run.card] = run.confidence
+            state.confidence[card] = run.confidence
             return []
-        deal = state.deal
-        seat = deal.to_play
+        seat = state.deal.to_play
         card = run.card
         if seat is None:
             return []
+        events: list[Event] = []
+        if self.decode:
+            decided = self._decide(state, run, frame)
+            if decided is not None:
+                events, card = decided
+                if card is None:
+                    return events
+        deal = state.deal
         try:
             deal.check_play(card)
         except IllegalPlayError as error:
@@ -861,11 +395,12 @@ class Tracker:
         state.deal = deal.play(card)
         state.trick.append(Played(card, seat, run))
         state.confidence[card] = run.confidence
+        state.runs[card] = run
         side_seat = self.geometry.seat_at(run.approach) if run.approach is not None else None
-        events: list[Event] = [CardPlayed(
+        events.append(CardPlayed(
             frame=run.start_frame, deal=state.number, trick=trick_number, seat=seat, card=card,
             confidence=run.confidence, side_seat=side_seat,
-        )]
+        ))
         if weak:
             events.append(Uncertain(
                 frame=run.start_frame, deal=state.number, reason="weak_read", card=card, seat=seat,
@@ -881,7 +416,7 @@ class Tracker:
             ))
         return events + self._new_revokes(state, run.start_frame, card)
 
-    def _new_revokes(self, state: _DealState, frame: int, proof_card: Card) -> list[Event]:
+    def _new_revokes(self, state: DealState, frame: int, proof_card: Card) -> list[Event]:
         revokes = state.deal.revokes
         events: list[Event] = []
         for revoke in revokes[state.revokes_seen:]:
@@ -900,14 +435,7 @@ class Tracker:
         state.revokes_seen = len(revokes)
         return events
 
-    def _trick_last_seen(self, state: _DealState) -> int:
-        """The last frame any card of the trick on the table was read (its box may have jumped
-        to the other corner index, which starts a new run of it)."""
-        return max((r.last_frame for p in state.trick
-                    for r in (self._tracks[p.card].runs if p.card in self._tracks else ())),
-                   default=-1)
-
-    def _gather(self, state: _DealState, frame: int) -> list[Event]:
+    def _gather(self, state: DealState, frame: int) -> list[Event]:
         if state.hole is not None:
             return self._gather_held(state, frame)
         deal = state.deal
@@ -920,15 +448,16 @@ class Tracker:
             cards=trick.cards, points=trick.points,
         )]
         for played in state.trick:
-            state.gathered_at[played.card] = frame
+            self._mark_gathered(state, played, frame)
         state.trick = []
         state.trick_start = state.deal
         state.cleared_at = last_seen
         if deal.is_complete:
+            events += self._final_decoding(state, last_seen + 1)
             events.append(self._end_deal(state, last_seen + 1))
         return events
 
-    def _end_deal(self, state: _DealState, frame: int) -> DealEnded:
+    def _end_deal(self, state: DealState, frame: int) -> DealEnded:
         """The deal's tenth vaza is gathered: forget its cards and wait for the next turned card."""
         self._finished.append(state.deal)
         self._state = None
@@ -936,7 +465,7 @@ class Tracker:
         self._forget_waiting()
         return DealEnded(frame=frame, deal=state.number, points=dict(state.deal.points))
 
-    def _flag_replays(self, state: _DealState, frame: int) -> list[Event]:
+    def _flag_replays(self, state: DealState, frame: int) -> list[Event]:
         """A gathered card seen lying in the play area again: a misread the rules rule out."""
         events: list[Event] = []
         for card, gathered in state.gathered_at.items():
@@ -955,11 +484,13 @@ class Tracker:
         return events
 
     def _flag_once(self, frame: int, reason: str, *, detail: str, card: Card | None = None,
-                   seat: int | None = None, confidence: float | None = None) -> list[Event]:
+                   seat: int | None = None, confidence: float | None = None,
+                   play: int | None = None, options: tuple[Card, ...] = ()) -> list[Event]:
         key = (reason, card, self._deal_number)
         if key in self._flagged:
             return []
         self._flagged.add(key)
         return [Uncertain(frame=frame, deal=max(self._deal_number, 1), reason=reason, card=card,
-                          seat=seat, detail=detail, confidence=confidence)]
+                          seat=seat, detail=detail, confidence=confidence, play=play,
+                          options=options)]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-Box = tuple[float, float, float, float]
+from scorekeeper.vision.boxes import Box
 
 DEFAULT_MARGIN = 0.2
 """Context around the index box, as a fraction of its longer side on each side."""

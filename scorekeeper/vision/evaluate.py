@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from scorekeeper.rules.cards import DECK, card_from_index
+from scorekeeper.vision.boxes import iou_matrix
 from scorekeeper.vision.reader import CardReader
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -88,19 +89,6 @@ def read_yolo_labels(label_path: Path, width: int, height: int) -> tuple[np.ndar
         axis=1,
     )
     return classes, boxes
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)))
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
 def _match(pred: np.ndarray, scores: np.ndarray, gt: np.ndarray, ignore: np.ndarray,

@@ -27,8 +27,15 @@ import numpy as np
 
 from scorekeeper.errors import ModelError
 from scorekeeper.rules.cards import DECK, Card, card_from_index
+from scorekeeper.vision.boxes import center, nested_share, union_box
 from scorekeeper.vision.crops import crop_square
-from scorekeeper.vision.detections import Box, CardDetection, FrameDetections
+from scorekeeper.vision.detections import (
+    MAX_ALTERNATIVES,
+    Box,
+    CardDetection,
+    FrameDetections,
+    distinct_cards,
+)
 from scorekeeper.vision.registry import CONFIG_NAME, find_model
 
 NOT_A_CARD = "not_a_card"
@@ -282,9 +289,11 @@ def combine_indices(
 
     Each reading votes for its most likely class. ``not_a_card`` and readings below ``card_prob``
     are dropped. Readings of the same card are grouped around the strongest one; a second reading
-    within ``corner_reach`` index heights is the card's other corner (``corners=2``), anything
-    further is ignored (a card exists once). A card's confidence is detector score x class
-    probability of its best corner, raised by the second corner as 1 - (1 - a)(1 - b).
+    within ``corner_reach`` index heights is the card's other corner (``corners=2``); one further
+    away is another card read wrongly (a card exists once): it is named by its likeliest other
+    card still free, or dropped (:func:`distinct_cards`). A card's confidence is detector score x
+    class probability of its best corner, raised by the second corner as 1 - (1 - a)(1 - b); its
+    alternatives are the best corner's runners-up, on the same scale.
     """
     votes_all: list[tuple[float, IndexReading]] = []
     for reading in readings:
@@ -310,28 +319,47 @@ def combine_indices(
         votes.sort(key=lambda vote: vote[0], reverse=True)
         best_score, best = votes[0]
         partner: tuple[float, IndexReading] | None = None
-        bx, by = _center(best.box)
+        bx, by = center(best.box)
         for score, other in votes[1:]:
-            ox, oy = _center(other.box)
+            ox, oy = center(other.box)
             reach = corner_reach * max(best.height, other.height)
             if np.hypot(ox - bx, oy - by) <= reach:
                 partner = (score, other)
                 break
         card: Card = card_from_index(label)
+        alternatives = _runners_up(best)
+        for score, other in votes[1:]:
+            if partner is None or other is not partner[1]:
+                detections.append(CardDetection(card=card, confidence=score, box=other.box,
+                                                corners=1, alternatives=_runners_up(other)))
         if partner is None:
-            detections.append(CardDetection(card=card, confidence=best_score, box=best.box, corners=1))
+            detections.append(CardDetection(card=card, confidence=best_score, box=best.box, corners=1,
+                                            alternatives=alternatives))
         else:
             score, other = partner
-            box = (
-                min(best.box[0], other.box[0]),
-                min(best.box[1], other.box[1]),
-                max(best.box[2], other.box[2]),
-                max(best.box[3], other.box[3]),
-            )
+            box = union_box(best.box, other.box)
             confidence = 1.0 - (1.0 - best_score) * (1.0 - score)
-            detections.append(CardDetection(card=card, confidence=confidence, box=box, corners=2))
-    detections.sort(key=lambda d: d.confidence, reverse=True)
-    return tuple(detections)
+            detections.append(CardDetection(card=card, confidence=confidence, box=box, corners=2,
+                                            alternatives=alternatives))
+    return distinct_cards(detections)
+
+
+RUNNER_UP_PROB = 0.01
+"""A class below this probability is no alternative worth carrying."""
+
+
+def _runners_up(reading: IndexReading) -> tuple[tuple[Card, float], ...]:
+    """The reading's next likeliest cards (not ``not_a_card``), scaled by the detector's score."""
+    order = np.argsort(reading.probs[:len(DECK)])[::-1]
+    out: list[tuple[Card, float]] = []
+    for label in order:
+        if int(label) == reading.label:
+            continue
+        prob = float(reading.probs[label])
+        if prob < RUNNER_UP_PROB or len(out) == MAX_ALTERNATIVES:
+            break
+        out.append((card_from_index(int(label)), reading.score * prob))
+    return tuple(out)
 
 
 NESTED_SHARE = 0.7
@@ -339,11 +367,4 @@ NESTED_SHARE = 0.7
 
 
 def _nested(a: Box, b: Box) -> bool:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return ix * iy >= NESTED_SHARE * smaller
-
-
-def _center(box: Box) -> tuple[float, float]:
-    return ((box[0] + box[2]) / 2.0, (box[1] + box[3]) / 2.0)
+    return nested_share(a, b) >= NESTED_SHARE

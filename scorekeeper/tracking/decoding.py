@@ -1,0 +1,403 @@
+"""Which card each play was: the deal's reads decided together, under the rules.
+
+Frames alone cannot fix a reader that misreads one deck *systematically* (its clubs read as the
+same-rank spades in most sightings): more frames repeat the same mistake. The deal can: each of
+the 40 cards is played exactly once, a seat that showed out of a suit cannot play it later
+(unless it revoked), and the turned trunfo is the dealer's. So the identities of the plays are
+chosen jointly:
+
+- every play (and the turned card while the dealer still holds it) is a *row* with its evidence:
+  for each card the reads named, the sum over sightings of ``log(p / FLOOR)``, where ``p`` is that
+  card's probability in the sighting (best or runner-up) and ``FLOOR`` stands for every card a
+  sighting did not name; a card no sighting named scores 0;
+- the rows take distinct cards with the most evidence in all (an assignment problem, solved
+  exactly by :func:`scipy.optimize.linear_sum_assignment`): two plays both read mostly as 5♠
+  cannot both be 5♠, and the one whose reads also named 5♣ more is the 5♣;
+- the deal that assignment makes is replayed through the rules engine, and each renúncia it
+  proves costs :data:`RENUNCIA_COST`; a few swaps among the cards the reads named are tried
+  while they lower the total. A renúncia the reads support more than that stays, and the engine
+  flags it: the prior breaks near-ties, it never outweighs clear reads;
+- a play given a card none of its reads named is *unexplained*: the caller flags it instead of
+  forcing it.
+
+Pure: no frames, no clocks, only cards, evidence and the rules.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from scorekeeper.errors import IllegalPlayError
+from scorekeeper.rules import DECK, Card, Deal, Rules
+
+FLOOR = 0.01
+"""The probability given to every card a sighting did not name. Lower makes a runner-up named
+once weigh more against a card never named; higher makes the decoding lean on best reads only."""
+
+RENUNCIA_COST = 4.0
+"""Evidence (in nats, about one clear sighting) a renúncia costs an assignment. Raising it lets
+follow-suit outweigh more reads (and risks explaining a true renúncia away); lowering it leaves
+more near-ties to the reads alone."""
+
+SEARCH_ROUNDS = 8
+"""Rounds of improving swaps tried after the assignment (each keeps the best swap found)."""
+
+Evidence = Mapping[Card, float]
+"""For each card the reads named, the evidence for it (>= 0); cards left out score 0."""
+
+EXPLAINED_SHARE = 0.25
+"""A card explains a play's reads when its evidence is at least this share of the best card's:
+the true card of a deck misread systematically keeps well over half; a card named only by a
+stray slip or ghost keeps far less."""
+
+_INDEX = {card: i for i, card in enumerate(DECK)}
+
+
+def explains(row: Evidence, card: Card) -> bool:
+    """Whether ``card`` is a fair reading of evidence ``row`` (an empty row takes any card)."""
+    best = max(row.values(), default=0.0)
+    return best <= 0.0 or row.get(card, 0.0) >= EXPLAINED_SHARE * best
+
+
+def sighting_evidence(options: Iterable[tuple[Card, float]]) -> dict[Card, float]:
+    """One sighting's evidence: ``log(p / FLOOR)`` for each card it names (best or runner-up)."""
+    out: dict[Card, float] = {}
+    for card, p in options:
+        if p > FLOOR:
+            out[card] = max(out.get(card, 0.0), math.log(p / FLOOR))
+    return out
+
+
+def add_evidence(total: dict[Card, float], more: Evidence) -> None:
+    for card, value in more.items():
+        total[card] = total.get(card, 0.0) + value
+
+
+SIGHTINGS_COUNTED = 8
+"""A card's reads weigh as this many sightings at most: the mean evidence of its sightings,
+times their number up to this. A reader's mistakes about one card repeat frame after frame (the
+same light, the same ink), so a card that lay in view for a minute is no surer than one seen for
+a second; summing every sighting would let the longer-seen card take the name both were given.
+Raising it trusts long looks more against the reader's random slips; lowering it weighs every
+card's reads alike however long they were seen."""
+
+
+@dataclass(slots=True)
+class Reads:
+    """The evidence of some sightings, summed, and how many there were."""
+
+    total: dict[Card, float]
+    sightings: int
+
+    @classmethod
+    def empty(cls) -> Reads:
+        return cls({}, 0)
+
+    def add(self, sighting: Evidence) -> None:
+        add_evidence(self.total, sighting)
+        self.sightings += 1
+
+    def weighed(self) -> dict[Card, float]:
+        """The evidence to decide with: the mean per sighting times at most
+        :data:`SIGHTINGS_COUNTED` sightings."""
+        if self.sightings == 0:
+            return {}
+        scale = min(self.sightings, SIGHTINGS_COUNTED) / self.sightings
+        return {card: value * scale for card, value in self.total.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    turned: Card
+    cards: tuple[Card, ...]
+    """The card of each play, in playing order."""
+    unexplained: tuple[int, ...]
+    """Plays (indices into ``cards``) given a card none of their reads named."""
+    deal: Deal
+    cost: float
+    doubts: tuple[tuple[int, tuple[Card, ...]], ...] = ()
+    """Plays whose card another fair reading nearly explains as well (the renúncias it makes or
+    mends counted): the play and its options, the chosen card first."""
+
+
+DOUBT_MARGIN = 2 * RENUNCIA_COST
+"""A play is a doubt when giving it another card its reads name (swapped with the play holding
+that card) costs less than this more: the deal is near a tie there, which the table settles."""
+
+
+def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: Rules | None = None,
+                 decided: Sequence[Card] | None = None, decided_turned: Card | None = None,
+                 doubts: bool = False) -> Decoded | None:
+    """The likeliest cards of a deal's plays and turned card, whichever play the turned card
+    was: still in the dealer's hand, or each play whose reads name a card the turned card's
+    reads name (the rules refuse it from another seat than the dealer's, and which seat played
+    what depends on the trunfo it gives). ``decided`` (with ``decided_turned``): the cards
+    chosen before, for the plays they cover (one more play, if any, takes its best free read);
+    ``doubts``: also list the near ties (:data:`DOUBT_MARGIN`)."""
+    weighed = turned.weighed()
+    named = {card for card in weighed if explains(weighed, card)}
+    tries: list[int | None] = [None]
+    for i, row in enumerate(plays):
+        evidence = row.weighed()
+        if any(explains(evidence, card) for card in named & evidence.keys()):
+            tries.append(i)
+    found = [decode_deal(dealer=dealer, turned=turned, plays=plays, turned_play=t, rules=rules,
+                         start=_start(plays, decided, decided_turned, t)) for t in tries]
+    decoded = [d for d in found if d is not None]
+    if not decoded:
+        return None
+    best = min(decoded, key=lambda d: d.cost)
+    if not doubts:
+        return best
+    turned_play = best.cards.index(best.turned) if best.turned in best.cards else None
+    return _with_doubts(best, dealer=dealer, turned=turned, plays=plays, rules=rules,
+                        turned_play=turned_play)
+
+
+def _start(plays: Sequence[Reads], decided: Sequence[Card] | None, decided_turned: Card | None,
+           turned_play: int | None) -> list[Card] | None:
+    if decided is None or decided_turned is None:
+        return None
+    cards = list(decided)
+    if len(cards) < len(plays):
+        weighed = plays[len(cards)].weighed()
+        free = [c for c, _ in sorted(weighed.items(), key=lambda item: -item[1])
+                if c not in cards and c != decided_turned]
+        if not free:
+            return None
+        cards.append(free[0])
+    if turned_play is None:
+        return None if decided_turned in cards else [*cards, decided_turned]
+    return cards
+
+
+def _with_doubts(best: Decoded, *, dealer: int, turned: Reads, plays: Sequence[Reads],
+                 rules: Rules | None, turned_play: int | None) -> Decoded:
+    reads, turned_row = _rows(turned, plays, turned_play)
+    rows = [r.weighed() for r in reads]
+    searcher = _Search(dealer=dealer, rules=rules, rows=rows, turned_row=turned_row,
+                       played=len(plays), renuncia_cost=RENUNCIA_COST)
+    cards = list(best.cards) if turned_play is not None else [*best.cards, best.turned]
+    holder = {card: r for r, card in enumerate(cards)}
+    base = searcher.evaluate(cards)
+    if base is None:
+        return best
+    found: list[tuple[int, tuple[Card, ...]]] = list(best.doubts)
+    for i in range(len(plays)):
+        if any(i == j for j, _ in found):
+            continue
+        options = [cards[i]]
+        for card in searcher.fair[i]:
+            if card == cards[i]:
+                continue
+            trial = list(cards)
+            trial[i] = card
+            if card in holder:
+                trial[holder[card]] = cards[i]
+            judged = searcher.evaluate(trial)
+            if judged is not None and judged[0] - base[0] < DOUBT_MARGIN:
+                options.append(card)
+        if len(options) > 1:
+            found.append((i, tuple(options[:5])))
+    return Decoded(turned=best.turned, cards=best.cards, unexplained=best.unexplained,
+                   deal=best.deal, cost=best.cost, doubts=tuple(found))
+
+
+def _rows(turned: Reads, plays: Sequence[Reads], turned_play: int | None) -> tuple[list[Reads], int]:
+    """One row of evidence per play, the turned card's reads added to the play that was it (or
+    a row of their own while it is in the dealer's hand)."""
+    reads = list(plays)
+    if turned_play is not None:
+        merged = Reads({**reads[turned_play].total}, reads[turned_play].sightings)
+        for card, value in turned.total.items():
+            merged.total[card] = merged.total.get(card, 0.0) + value
+        merged.sightings += turned.sightings
+        reads[turned_play] = merged
+        return reads, turned_play
+    return [*reads, turned], len(reads)
+
+
+def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
+                turned_play: int | None, rules: Rules | None = None,
+                start: Sequence[Card] | None = None,
+                renuncia_cost: float = RENUNCIA_COST) -> Decoded | None:
+    """The likeliest cards for the turned card and each play of a deal (``plays`` in order).
+
+    ``turned_play``: the play that was the turned card itself (the dealer playing it), whose
+    reads are the turned card's too (one card, weighed once); None while the dealer still holds
+    it. A play with no evidence at all (a card never read, placed by the rules) takes what is
+    left, unflagged. ``start``: the plays' cards decided before (with the turned card's, when it
+    is still in hand, last), also searched from: an assignment of the best reads the rules
+    refuse can be far from one they accept. None when no assignment the rules accept is found.
+    """
+    reads, turned_row = _rows(turned, plays, turned_play)
+    rows = [r.weighed() for r in reads]
+    if len(rows) > len(DECK):
+        return None
+    from scipy.optimize import linear_sum_assignment  # imported here: it takes seconds to load
+
+    score = np.zeros((len(rows), len(DECK)))
+    for r, evidence in enumerate(rows):
+        for card, value in evidence.items():
+            score[r, _INDEX[card]] = value
+
+    def assign(forced: Card | None = None) -> list[Card]:
+        costs = score
+        if forced is not None:
+            costs = score.copy()
+            costs[turned_row, :] = -1e6
+            costs[:, _INDEX[forced]] = -1e6
+            costs[turned_row, _INDEX[forced]] = 0.0
+        chosen_rows, chosen_cols = linear_sum_assignment(costs, maximize=True)
+        return [DECK[c] for _, c in sorted(zip(chosen_rows, chosen_cols, strict=True))]
+
+    searcher = _Search(dealer=dealer, rules=rules, rows=rows, turned_row=turned_row,
+                       played=len(plays), renuncia_cost=renuncia_cost)
+    by_reads = assign()
+    found = [searcher.improve(by_reads)]
+    if found[0] is None:
+        # The best reads make a deal the rules refuse (the turned card's trunfo seats its play
+        # elsewhere than the dealer): the best assignment for each card the turned card may be.
+        found += [searcher.improve(assign(card)) for card in searcher.fair[turned_row]]
+    if start is not None and len(start) == len(rows) and len(set(start)) == len(start):
+        found.append(searcher.improve(list(start)))
+    results = [f for f in found if f is not None]
+    if not results:
+        return None
+    cards, deal, cost = min(results, key=lambda f: f[2])
+    unexplained = tuple(i for i in range(len(plays)) if not explains(rows[i], cards[i]))
+    return Decoded(turned=cards[turned_row], cards=tuple(cards[:len(plays)]),
+                   unexplained=unexplained, deal=deal, cost=cost,
+                   doubts=_prior_doubts(searcher, by_reads, cards))
+
+
+def _prior_doubts(searcher: _Search, by_reads: list[Card],
+                  cards: list[Card]) -> tuple[tuple[int, tuple[Card, ...]], ...]:
+    """Where the rules' prior took a renúncia away that the reads alone made: each play changed
+    from the reads' best assignment is a doubt (the decision first), so the table sees it."""
+    judged = searcher.evaluate(by_reads)
+    if judged is None:
+        return ()
+    final = searcher.evaluate(cards)
+    made = {(r.trick, r.seat) for r in judged[1].revokes}
+    kept = {(r.trick, r.seat) for r in final[1].revokes} if final else set()
+    if made <= kept:
+        return ()
+    return tuple((i, (cards[i], by_reads[i])) for i in range(searcher.played)
+                 if cards[i] != by_reads[i])
+
+
+@dataclass(slots=True)
+class _Search:
+    dealer: int
+    rules: Rules | None
+    rows: list[dict[Card, float]]
+    turned_row: int
+    played: int
+    renuncia_cost: float
+    best: list[float] = field(default_factory=list)
+    fair: list[list[Card]] = field(default_factory=list)
+    """For each row, the cards that explain its reads: the only ones worth trying there."""
+    seen: dict[tuple[Card, ...], tuple[float, Deal] | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.best = [max(row.values(), default=0.0) for row in self.rows]
+        self.fair = [[card for card in row if explains(row, card)] for row in self.rows]
+
+    def evaluate(self, cards: list[Card]) -> tuple[float, Deal] | None:
+        key = tuple(cards)
+        if key not in self.seen:
+            self.seen[key] = self._evaluate(cards)
+        return self.seen[key]
+
+    def _evaluate(self, cards: list[Card]) -> tuple[float, Deal] | None:
+        try:
+            deal = Deal.start(dealer=self.dealer, turned=cards[self.turned_row], rules=self.rules)
+            deal = deal.play_all(cards[:self.played])
+        except IllegalPlayError:
+            return None
+        # What each row loses against its own best reading: so a hypothesis with the turned card
+        # still in hand (one row more) is judged like one where the dealer played it.
+        regret = sum(best - row.get(card, 0.0)
+                     for row, best, card in zip(self.rows, self.best, cards, strict=True))
+        return self.renuncia_cost * len(deal.revokes) + regret, deal
+
+    def improve(self, cards: list[Card]) -> tuple[list[Card], Deal, float] | None:
+        """Swaps among the cards the reads named while they lower the cost; None when the rules
+        refuse the starting deal."""
+        judged = self.evaluate(cards)
+        if judged is None:
+            # The best reads break a rule outright (the turned trunfo from another seat, when
+            # the trunfo it gives seats that play elsewhere): the swaps of the turned card with
+            # the plays holding the other cards its reads named may mend it.
+            judged = self._mend(cards)
+            if judged is None:
+                return None
+            cards = judged[2]
+        cost, deal = judged[0], judged[1]
+        for _ in range(SEARCH_ROUNDS):
+            move = self._best_move(cards, deal, cost)
+            if move is None:
+                break
+            cards, cost, deal = move
+        return cards, deal, cost
+
+    def _mend(self, cards: list[Card]) -> tuple[float, Deal, list[Card]] | None:
+        """The cheapest deal the rules accept one swap away: of the turned card first, else of
+        any play (a swap elsewhere changes who won a vaza, so who plays the turned card)."""
+        for rows in ([self.turned_row], range(len(cards))):
+            best: tuple[float, Deal, list[Card]] | None = None
+            for r in rows:
+                for trial in self._swaps(cards, r):
+                    judged = self.evaluate(trial)
+                    if judged is not None and (best is None or judged[0] < best[0]):
+                        best = (judged[0], judged[1], trial)
+            if best is not None:
+                return best
+        return None
+
+    def _swaps(self, cards: list[Card], row: int) -> Iterable[list[Card]]:
+        """``cards`` with ``row`` given each other card that explains its reads (swapped with
+        the row holding it)."""
+        holder = {card: r for r, card in enumerate(cards)}
+        for card in self.fair[row]:
+            if card == cards[row]:
+                continue
+            trial = list(cards)
+            trial[row] = card
+            other = holder.get(card)
+            if other is not None:
+                trial[other] = cards[row]
+            yield trial
+
+    def _best_move(self, cards: list[Card], deal: Deal,
+                   cost: float) -> tuple[list[Card], float, Deal] | None:
+        best: tuple[list[Card], float, Deal] | None = None
+        for r in self._involved(cards, deal):
+            for trial in self._swaps(cards, r):
+                judged = self.evaluate(trial)
+                if judged is not None and judged[0] < (best[1] if best else cost) - 1e-9:
+                    best = (trial, judged[0], judged[1])
+        return best
+
+    def _involved(self, cards: list[Card], deal: Deal) -> list[int]:
+        """Rows worth changing: the plays a renúncia rests on (the card led, the revoking card,
+        the proving card) and the turned card."""
+        if not deal.revokes:
+            return []
+        position = {card: i for i, card in enumerate(cards[:self.played])}
+        rows: set[int] = {self.turned_row}
+        tricks = (*deal.tricks, deal.current_trick)
+        for revoke in deal.revokes:
+            rows.add(position[revoke.card])
+            led = tricks[revoke.trick - 1].cards[0]
+            rows.add(position[led])
+            proof_trick = tricks[revoke.proven_in_trick - 1]
+            seat_cards = dict(zip(proof_trick.seats(), proof_trick.cards, strict=False))
+            if revoke.seat in seat_cards:
+                rows.add(position[seat_cards[revoke.seat]])
+        return sorted(rows)

@@ -1,0 +1,343 @@
+"""The tracker's repairs: a vaza gathered or vanished a card short gets its missing card back
+(put back where it landed, deduced as the card left, or placed by the rules once the deal shows
+which card was never read, see :mod:`scorekeeper.tracking.missing`)."""
+
+from __future__ import annotations
+
+from scorekeeper.errors import IllegalPlayError
+from scorekeeper.rules import DECK, Card, seat_label
+from scorekeeper.rules.deal import TRICKS_PER_DEAL
+from scorekeeper.tracking.deal_state import CARDS_PER_TRICK, DealState, Hole
+from scorekeeper.tracking.events import (
+    CardPlayed,
+    Event,
+    PlayCorrected,
+    TrickGathered,
+    Uncertain,
+)
+from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
+from scorekeeper.tracking.runs import Played, Run
+from scorekeeper.vision.boxes import iou
+
+
+class Repairs:
+    """Cards the reader missed, put back (the repairs room of :class:`Tracker`)."""
+
+    def _salvage(self, state: DealState, ready: list[Run], frame: int) -> list[Event]:
+        """A card lands after an unfinished trick vanished from view: a trick is only gathered
+        whole, so cards glimpsed there since the last trick are its missing ones (the most read
+        first, however faintly), put back where they landed as weak reads; with none, the new card
+        may follow a long occlusion, or close a trick whose last card was never seen, and that is
+        flagged."""
+        last_seen = self._trick_last_seen(state)
+        fresh = [r for r in ready if r.start_frame > last_seen]
+        if frame - last_seen < self._clear or not fresh:
+            return []
+        seen: dict[Card, list[Run]] = {}
+        # Any card read there since the last trick was gathered, even one read before the cards
+        # played after it: a missed card may be anywhere in the trick.
+        for run in self._runs():
+            if (state.cleared_at < run.start_frame <= last_seen and run.card not in state.deal.played
+                    and not run.refused and not self._turned_at_rest(state, run)
+                    and not self._misread(run)):
+                seen.setdefault(run.card, []).append(run)
+        groups = list(seen.values())
+        if self.decode:
+            groups = self._same_spot_groups(groups)
+        glimpsed = [runs for runs in groups
+                    if sum(r.seen for r in runs) >= self.thresholds.weak_sightings
+                    and self._allowed(state, runs[0].card)]
+        missing = CARDS_PER_TRICK - len(state.trick)
+        if len(glimpsed) < missing:
+            if missing == 1:
+                state.vanished_short = len(state.deal.tricks) + 1
+            turned = self._turned_refused(state, last_seen)
+            if missing == 2 and turned is not None and not glimpsed:
+                # The dealer's trunfo lay there but the order of play gave it to another seat:
+                # a card before it was never read.
+                read = sorted([*state.trick, Played(turned.card, -1, turned)],
+                              key=lambda p: p.run.start_frame if p.run else -1)
+                return self._open_hole(state, frame, read, [])
+            return self._flag_once(
+                frame, "trick_vanished", card=fresh[0].card, seat=state.deal.to_play,
+                detail=f"the play area looked empty for {(frame - last_seen) / self.fps:.1f} s "
+                f"after {len(state.trick)} cards of vaza {len(state.deal.tricks) + 1}; "
+                f"{fresh[0].card} is taken as the next card of it",
+                confidence=fresh[0].confidence,
+            )
+        # A trick is only gathered whole, so its missing cards were played: the cards read there
+        # most (by summed confidence) are the best evidence left, however faint each read was.
+        chosen = sorted(glimpsed, key=lambda runs: -sum(r.confidence_sum for r in runs))[:missing]
+        found = sorted((runs[0] for runs in chosen), key=lambda r: r.start_frame)
+        events = self._reorder(state, found, frame)
+        if events is not None:
+            return events
+        events = []
+        for run in found:
+            events += self._play(state, run, frame, weak=True)
+        return events
+
+    def _same_spot_groups(self, groups: list[list[Run]]) -> list[list[Run]]:
+        """Glimpses of one card under two names (a deck misread systematically) are one card:
+        runs of different names at one box are joined, the most read name first."""
+        merged: list[list[Run]] = []
+        for runs in sorted(groups, key=lambda rs: -sum(r.seen for r in rs)):
+            home = next((m for m in merged if any(
+                iou(a, b) >= self.thresholds.same_spot
+                for mine in runs for other in m for a in mine.boxes for b in other.boxes)), None)
+            if home is None:
+                merged.append(list(runs))
+            else:
+                home.extend(runs)
+        return merged
+
+    def _complete_last_trick(self, state: DealState, frame: int, *,
+                             stream_ended: bool = False) -> list[Event]:
+        """The last vaza vanished (or the stream ended) one card short: every other card of the
+        deck has been played, so the missing one is the card left, and it is put back where it
+        was glimpsed landing, or last when it was never read (flagged either way)."""
+        if (len(state.deal.tricks) != TRICKS_PER_DEAL - 1 or len(state.trick) != CARDS_PER_TRICK - 1
+                or (not stream_ended and frame - self._trick_last_seen(state) < self._clear)):
+            return []
+        left = [card for card in DECK if card not in state.deal.played]
+        if len(left) != 1 or not self._allowed(state, left[0]):
+            return []
+        card = left[0]
+        track = self._tracks.get(card)
+        runs = [r for r in track.runs if r.start_frame > state.cleared_at] if track else []
+        if runs:
+            first = min(runs, key=lambda r: r.start_frame)
+            reordered = self._reorder(state, [first], frame)
+            return reordered if reordered is not None else self._play(state, first, frame, weak=True)
+        seat = state.deal.to_play
+        assert seat is not None
+        state.deal = state.deal.play(card)
+        state.trick.append(Played(card, seat, None))
+        state.confidence[card] = 0.0
+        events: list[Event] = [
+            CardPlayed(frame=frame, deal=state.number, trick=TRICKS_PER_DEAL, seat=seat, card=card,
+                       confidence=0.0),
+            Uncertain(frame=frame, deal=state.number, reason="deduced", card=card, seat=seat,
+                      detail=f"{card} was never read; it is the one card left, so {seat_label(seat)} "
+                      f"played it in the last vaza"),
+        ]
+        return events + self._new_revokes(state, frame, card)
+
+    def _reorder(self, state: DealState, found: list[Run], frame: int) -> list[Event] | None:
+        """Put cards of the trick found late back where they landed, among the cards already
+        played: the cards read after a missed one move one seat on. Returns the events (a
+        ``play_corrected`` for each play that changed, ``card_played`` for the ones added), or
+        None when the cards found all landed after the trick's last card or the rules refuse
+        the new order (then they are simply added at the end)."""
+        if state.trick_start is None or any(p.run is None for p in state.trick):
+            return None
+        last_landed = max(p.run.start_frame for p in state.trick if p.run is not None)
+        if all(r.start_frame > last_landed for r in found):
+            return None
+        order = sorted([(p.run, p.card) for p in state.trick if p.run is not None]
+                       + [(r, r.card) for r in found], key=lambda pair: pair[0].start_frame)
+        deal = state.trick_start
+        seats: list[int] = []
+        try:
+            for _, card in order:
+                seat = deal.to_play
+                if seat is None:
+                    return None
+                seats.append(seat)
+                deal = deal.play(card)
+        except IllegalPlayError:
+            return None
+        before = len(state.trick_start.played)
+        trick_number = len(state.trick_start.tricks) + 1
+        old = [p.card for p in state.trick]
+        events: list[Event] = []
+        for position, ((run, card), seat) in enumerate(zip(order, seats, strict=True)):
+            if run in found:
+                state.confidence[card] = run.confidence
+                events.append(Uncertain(
+                    frame=run.start_frame, deal=state.number, reason="weak_read", card=card,
+                    seat=seat, confidence=run.confidence,
+                    detail=f"{card} was seen only {self._sightings_since(card, state.cleared_at)} "
+                    f"times, faintly; vaza {trick_number} vanished without it, so it is put back "
+                    f"as its card {position + 1}",
+                ))
+            if position < len(old):
+                if old[position] != card:
+                    events.append(PlayCorrected(
+                        frame=run.start_frame, deal=state.number, trick=trick_number,
+                        play=before + position + 1, seat=seat, card=card, confidence=run.confidence))
+            else:
+                events.append(CardPlayed(
+                    frame=run.start_frame, deal=state.number, trick=trick_number, seat=seat,
+                    card=card, confidence=run.confidence))
+        state.deal = deal
+        state.trick = [Played(card, seat, run) for (run, card), seat in zip(order, seats, strict=True)]
+        for run, card in order:
+            state.runs[card] = run
+        return events + self._new_revokes(state, frame, order[-1][1])
+
+    def _gathered_short(self, state: DealState, ready: list[Run]) -> bool:
+        """The vaza that vanished a card short got the next card read as its last, but that card
+        still lay there when another landed, and the vaza's other cards were gone: it began the
+        next vaza, and the vaza before was gathered with a card no frame showed."""
+        if any(p.run is None for p in state.trick) or state.trick_start is None:
+            return False
+        if state.hole is None and state.vanished_short != len(state.deal.tricks):
+            return False
+        if state.hole is not None and state.hole.short_from != len(state.hole.held) - CARDS_PER_TRICK:
+            return False
+        taken, others = state.trick[-1], state.trick[:-1]
+        assert taken.run is not None
+        landed = taken.run.start_frame
+        if max(self._last_seen(p.label) for p in others) >= landed:
+            return False  # they came back: a hand had hidden them
+        still_there = self._last_seen(taken.label)
+        return any(landed < r.start_frame <= still_there for r in ready)
+
+    def _turned_refused(self, state: DealState, last_seen: int) -> Run | None:
+        """The turned trunfo, refused in this vaza because another seat was to play."""
+        track = self._tracks.get(state.deal.turned)
+        if track is None or state.deal.turned in state.deal.played or state.trick_start is None:
+            return None
+        return next((r for r in track.runs if r.refused and state.cleared_at < r.start_frame <= last_seen
+                     and not self._turned_at_rest(state, r)), None)
+
+    def _open_hole(self, state: DealState, frame: int, read: list[Played],
+                   landed: list[Run]) -> list[Event]:
+        """The vaza on the table was gathered with ``read`` (in landing order) and a card no frame
+        showed; ``landed``: cards that have landed since, which begin the next."""
+        gone = max(self._last_seen(p.label) for p in read)
+        if state.hole is None:
+            before = state.trick_start
+            assert before is not None
+            told = list(state.deal.plays)
+            state.hole = Hole(before.trick_number, before, told, [], [], [])
+            state.deal = before  # until the gaps are filled, the plays since are only held
+        hole = state.hole
+        held_before = [p for p in hole.held if p not in read and p.run not in landed]
+        hole.held = [*held_before, *read]
+        hole.gaps.append(Gap(len(held_before), len(read)))
+        hole.gathered.append(gone + 1)
+        hole.short_from = None
+        number = hole.trick + len(hole.gathered) - 1
+        for played in read:
+            self._mark_gathered(state, played, frame)
+        # Cards landed since then were taken for this vaza's seats; the rules may have refused
+        # one for the seat it seemed to be (the turned trunfo): seats are unknown until the gaps
+        # are filled, so they are all held again, in landing order.
+        since: dict[Card, Run] = {}
+        for run in sorted(self._runs(), key=lambda r: r.start_frame):
+            if (run.start_frame > gone and run.card not in state.taken() and run.card not in since
+                    and (run in landed or (run.refused and not self._turned_at_rest(state, run)))):
+                run.refused = False
+                since[run.card] = run
+        state.cleared_at = gone
+        state.trick = []
+        for run in since.values():
+            held = Played(run.card, -1, run)
+            hole.held.append(held)
+            state.trick.append(held)
+        began = f"{', '.join(str(c) for c in since)} began vaza {number + 1}. " if since else ""
+        return [Uncertain(
+            frame=frame, deal=state.number, reason="missing_card", card=None,
+            detail=f"vaza {number} was gathered with {len(read)} cards read: {began}The plays "
+            "from here are held until the rest of the deal shows which card was never read and "
+            "where it went",
+        )]
+
+    def _gather_held(self, state: DealState, frame: int) -> list[Event]:
+        hole = state.hole
+        assert hole is not None
+        last_seen = self._trick_last_seen(state)
+        for played in state.trick:
+            self._mark_gathered(state, played, frame)
+        state.trick = []
+        state.cleared_at = last_seen
+        hole.gathered.append(last_seen + 1)
+        if hole.cards_accounted == len(DECK):
+            return self._fill_hole(state, frame)
+        return []
+
+    def _held_trick_vanished(self, state: DealState, ready: list[Run], frame: int) -> list[Event]:
+        """A held vaza vanished a card short. The deal's last: the card it lacks is placed with
+        the ones never read. Another, once the next card lands: that card is taken as its last,
+        until it proves to have begun the next vaza (``_gathered_short``)."""
+        hole = state.hole
+        assert hole is not None
+        last_seen = self._trick_last_seen(state)
+        if len(state.trick) != CARDS_PER_TRICK - 1 or frame - last_seen < self._clear:
+            return []
+        if hole.cards_accounted == len(DECK) - 1:
+            return self._fill_hole(state, frame)
+        if any(r.start_frame > last_seen for r in ready):
+            hole.short_from = len(hole.held) - len(state.trick)
+        return []
+
+    def _fill_hole(self, state: DealState, frame: int) -> list[Event]:
+        """Put the cards never read where the rules fit them best, replay the held cards with
+        them, and tell what changed: the plays told before are corrected, the held ones played."""
+        hole = state.hole
+        assert hole is not None
+        state.hole = None
+        held = [p.card for p in hole.held]
+        seen = hole.before.played | set(held)
+        missing = [card for card in DECK if card not in seen]
+        runs = {p.card: p.run for p in hole.held}
+        sides = {card: self.geometry.seat_at(run.approach) for card, run in runs.items()
+                 if run is not None and run.approach is not None}
+        placement = place_missing_cards(hole.before, held, hole.gaps, missing, sides)
+        if placement is not None:
+            deal = placement.deal
+            order = list(placement.cards)
+            detail = "; ".join(
+                f"{card} was never read: it goes in vaza {hole.trick + order.index(card) // 4} as "
+                f"its card {place + 1}" for card, place in placement.places
+            ) + " (where the rules fit best)"
+        else:
+            deal = hole.before
+            for card in held:
+                if deal.can_play(card):
+                    deal = deal.play(card)
+            unplaced = ", ".join(str(card) for card in missing)
+            detail = (f"the cards never read ({unplaced}) cannot be placed by the rules: the held "
+                      "plays follow as they landed")
+        events: list[Event] = [Uncertain(frame=frame, deal=state.number, reason="missing_card",
+                                         detail=detail)]
+        plays = seated_plays(deal)
+        for index in range(len(hole.before.played), len(plays)):
+            trick_no, card, seat = plays[index]
+            run = runs.get(card)
+            confidence = state.confidence.setdefault(card, run.confidence if run else 0.0)
+            at = run.start_frame if run else frame
+            if index < len(hole.told):
+                if hole.told[index] != card:
+                    events.append(PlayCorrected(frame=at, deal=state.number, trick=trick_no,
+                                                play=index + 1, seat=seat, card=card,
+                                                confidence=confidence))
+            else:
+                events.append(CardPlayed(frame=at, deal=state.number, trick=trick_no, seat=seat,
+                                         card=card, confidence=confidence))
+        for trick_no in range(hole.trick, len(deal.tricks) + 1):
+            trick = deal.tricks[trick_no - 1]
+            winner = trick.winner(deal.trump)
+            assert winner is not None
+            later = trick_no - hole.trick
+            gone = hole.gathered[later] if later < len(hole.gathered) else frame
+            events.append(TrickGathered(frame=gone, deal=state.number, trick=trick_no, winner=winner,
+                                        cards=trick.cards, points=trick.points))
+        state.deal = deal
+        state.revokes_seen = min(state.revokes_seen, len(hole.before.revokes))
+        events += self._new_revokes(state, frame, plays[-1][1])
+        current = deal.current_trick
+        state.trick = [Played(card, seat, runs.get(card))
+                       for card, seat in zip(current.cards, current.seats(), strict=True)]
+        state.trick_start = hole.before.play_all(
+            card for _, card, _ in plays[len(hole.before.played):len(plays) - len(current.cards)])
+        state.vanished_short = None
+        for card, run in runs.items():
+            if card in deal.played:
+                state.runs[card] = run
+        if deal.is_complete:
+            events += self._final_decoding(state, frame)
+            events.append(self._end_deal(state, frame))
+        return events

@@ -1,0 +1,160 @@
+"""The tracker's sightings: runs of each card lying still, and whether a run is a card lying
+there, another card misread, or a card already gathered."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+from scorekeeper.rules import Card
+from scorekeeper.tracking.deal_state import DealState
+from scorekeeper.tracking.geometry import Point, Side
+from scorekeeper.tracking.runs import Run, Track
+from scorekeeper.vision.boxes import iou
+from scorekeeper.vision.detections import CardDetection
+
+
+class Sightings:
+    """Sightings of cards: runs, steadiness, misreads (the evidence room of :class:`Tracker`)."""
+
+    def _observe(self, detection: CardDetection, frame: int) -> None:
+        track = self._tracks.get(detection.card)
+        if track is None:
+            track = self._tracks[detection.card] = Track(detection.card)
+        center = detection.center
+        if not self.geometry.in_play_area(center):
+            track.last_outside = (frame, self.geometry.side_of(center))
+            if track.outside is None or not self._continues(track.outside, center, frame):
+                track.outside = Run(track.card, self._updates)
+            track.outside.add(detection, frame)
+            return
+        for run in reversed(track.runs):
+            if self._continues(run, center, frame):
+                run.add(detection, frame)
+                return
+        run = Run(track.card, self._updates, approach=self._approach_side(track, frame))
+        run.add(detection, frame)
+        track.runs.append(run)
+
+    def _continues(self, run: Run, center: Point, frame: int) -> bool:
+        # A run of a sighting or two is no card yet: after a short gap it starts over, so stray
+        # misreads do not lend a card that lands later an earlier landing frame.
+        gap = self._forget if run.seen >= self.thresholds.min_sightings else self._forget / 2
+        return frame - run.last_frame <= gap and math.dist(center, run.at) <= self._still
+
+    def _approach_side(self, track: Track, frame: int) -> Side | None:
+        """The side the card was last seen on before it entered the play area, if lately.
+
+        Where a card lies inside the area says little: cards land near the middle, and the
+        reader's box may be either corner index.
+        """
+        if track.last_outside is not None and frame - track.last_outside[0] <= self._approach:
+            return track.last_outside[1]
+        return None
+
+    def _prune(self, frame: int) -> None:
+        """Drop runs long unseen; played ones stay while their trick is on the table."""
+        keep = {id(p.run) for p in self._state.trick if p.run} if self._state else set()
+        horizon = frame - 3 * self._forget
+        # Reads since the last trick was gathered may still be a missed card of the trick on the
+        # table (see _salvage), for as long as a slow trick plausibly takes.
+        trick_began = self._state.cleared_at if self._state else frame
+        trick_horizon = frame - 20 * self._forget
+        for track in self._tracks.values():
+            track.runs = [r for r in track.runs if r.last_frame >= horizon or id(r) in keep
+                          or (r.start_frame > trick_began and r.last_frame >= trick_horizon)]
+
+    def _runs(self) -> Iterator[Run]:
+        for track in self._tracks.values():
+            yield from track.runs
+
+    def _steady(self, run: Run | None, frame: int, span: float,
+                frames: list[int] | None = None) -> bool:
+        """Seen often enough, for long enough, and recently: the run is a card lying there.
+
+        ``frames``: judge only these sightings of the run (those no other card explains).
+        """
+        if run is None or frame - run.last_frame > self._forget:
+            return False
+        seen = run.frames if frames is None else frames
+        frames_given = self._updates - run.start_update + 1
+        return (
+            len(seen) >= max(1, self.thresholds.min_sightings)
+            and seen[-1] - seen[0] >= span
+            and len(seen) >= self.thresholds.min_presence * frames_given
+        )
+
+    def _unexplained(self, run: Run) -> list[int]:
+        """The frames of this run's sightings that are not another card misread.
+
+        A misread names the card under the reader's box wrongly: a sighting is explained by
+        another card, read more often around then (all its runs together: a card's two corners
+        are two spots, and one may be misread while the other is read in the same frame), at the
+        same box about then, and read there within ``clear_seconds`` of it. A card that lands exactly on another one and hides
+        it is taken for a misread only until the hidden card has been unseen that long.
+        """
+        lo, hi = run.start_frame - self._forget, run.last_frame + self._forget
+        # Only a card read more often than this one around then can explain it away (counting
+        # all its runs: its two corners are two spots).
+        nearby: dict[Card, list[Run]] = {}
+        for other in self._runs():
+            if (other.card != run.card and other.last_frame >= run.start_frame - self._clear
+                    and other.start_frame <= hi and not self._replayed(other)):
+                nearby.setdefault(other.card, []).append(other)
+        others = [o for runs in nearby.values()
+                  if sum(len(o.between(lo, hi)[0]) for o in runs) > run.seen for o in runs]
+        if not others:
+            return run.frames
+        own: list[int] = []
+        for frame, box in zip(run.frames, run.boxes, strict=True):
+            for other in others:
+                if other.last_frame < frame - self._clear:
+                    continue
+                _, boxes = other.between(max(lo, frame - self._forget), frame + self._forget)
+                if any(iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
+                    break
+            else:
+                own.append(frame)
+        return own
+
+    def _misread(self, run: Run) -> bool:
+        """Half of this run or more is another card misread: it is no card of its own."""
+        return 2 * len(self._unexplained(run)) <= run.seen
+
+    def _replayed(self, run: Run) -> bool:
+        """A run of a gathered card that began after its trick was gathered: by the rules a
+        misread itself, so it explains nothing away."""
+        state = self._state
+        return (state is not None and run.card in state.gathered_labels
+                and run.start_frame > state.gathered_labels[run.card])
+
+    def _turned_at_rest(self, state: DealState, run: Run) -> bool:
+        """The turned card still lying where the dealer put it (its box may reach into the play
+        area): it stays in his hand until he moves it to the middle."""
+        return ((run.card == state.deal.turned or run.card in state.turned_labels)
+                and state.turned_spot is not None
+                and math.dist(run.at, state.turned_spot) <= self._still)
+
+    def _lay_there(self, run: Run) -> bool:
+        """Seen ``weak_sightings`` times with confidence, the last two at one spot: a card that
+        landed, not a misread of a card in motion."""
+        return (
+            run.seen >= max(2, self.thresholds.weak_sightings)
+            and run.confidence >= self.thresholds.weak_confidence
+            and iou(run.boxes[-2], run.boxes[-1]) >= self.thresholds.same_spot
+        )
+
+    def _last_seen(self, card: Card) -> int:
+        track = self._tracks.get(card)
+        return max((r.last_frame for r in track.runs), default=-1) if track else -1
+
+    def _sightings_since(self, card: Card, frame: int) -> int:
+        track = self._tracks.get(card)
+        return sum(r.seen for r in track.runs if r.start_frame > frame) if track else 0
+
+    def _trick_last_seen(self, state: DealState) -> int:
+        """The last frame any card of the trick on the table was read (its box may have jumped
+        to the other corner index, which starts a new run of it)."""
+        return max((r.last_frame for p in state.trick
+                    for r in (self._tracks[p.label].runs if p.label in self._tracks else ())),
+                   default=-1)

@@ -1,0 +1,127 @@
+"""The deal's plays decided together: each card once, the rules as a prior, never a true renúncia
+explained away (property tests over random legal deals read by a deck misread systematically)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scorekeeper.rules import DECK, Card, Deal, Rules, random_legal_deal
+from scorekeeper.rules.cards import Suit
+from scorekeeper.rules.random_deal import deal_hands
+from scorekeeper.tracking.decoding import Reads, decode_plays, sighting_evidence
+
+TWIN = {Suit.PAUS: Suit.ESPADAS, Suit.ESPADAS: Suit.PAUS, Suit.COPAS: Suit.OUROS,
+        Suit.OUROS: Suit.COPAS}
+
+
+def twin(card: Card) -> Card:
+    return Card(card.rank, TWIN[card.suit])
+
+
+def reads_of(card: Card, rng: random.Random, *, swapped: bool, sightings: int = 16) -> Reads:
+    """Sightings of ``card`` as the benchmark's reader gives them: best read and runner-up
+    (the twin), and for a card of the misread deck, the twin as best read in 80-90% of them."""
+    wrong = round(rng.uniform(0.8, 0.9) * sightings) if swapped else 0
+    reads = Reads.empty()
+    for k in range(sightings):
+        confidence, share = rng.uniform(0.3, 0.8), rng.uniform(0.1, 0.6)
+        best, runner = (twin(card), card) if k < wrong else (card, twin(card))
+        reads.add(sighting_evidence([(best, confidence), (runner, confidence * share)]))
+    return reads
+
+
+def revoking_deal(rng: random.Random, dealer: int) -> tuple[Card, list[Card]]:
+    """A deal where one seat fails to follow suit while holding it, and later shows it."""
+    for _ in range(200):
+        turned, hands = deal_hands(rng, dealer=dealer)
+        deal, plays, revoked = Deal.start(dealer=dealer, turned=turned), [], False
+        while not deal.is_complete:
+            seat = deal.to_play
+            assert seat is not None
+            legal = deal.legal_plays(hands[seat])
+            off = [c for c in hands[seat] if c not in legal and c != turned]
+            card = rng.choice(off) if off and not revoked and rng.random() < 0.5 else rng.choice(legal)
+            revoked = revoked or card in off
+            hands[seat].remove(card)
+            plays.append(card)
+            deal = deal.play(card)
+        if deal.revokes:
+            return turned, plays
+    raise AssertionError("no renúncia could be made")
+
+
+def decode_truth(turned: Card, plays: list[Card], *, dealer: int, swapped: set[Card],
+                 rng: random.Random):
+    evidence = [reads_of(card, rng, swapped=card in swapped) for card in plays]
+    turned_reads = reads_of(turned, rng, swapped=turned in swapped, sightings=40)
+    return decode_plays(dealer=dealer, turned=turned_reads, plays=evidence, doubts=True)
+
+
+def test_two_plays_read_as_one_card_are_told_apart_by_their_runners_up() -> None:
+    # 5C of a deck whose clubs read as spades, and the true 5S, both read mostly "5S".
+    rng = random.Random(3)
+    turned, plays, _ = random_legal_deal(rng, dealer=1)
+    swapped = {c for c in DECK if c.suit is Suit.PAUS}
+    decoded = decode_truth(turned, plays, dealer=1, swapped=swapped, rng=rng)
+    assert decoded is not None
+    assert decoded.turned == turned and list(decoded.cards) == plays
+
+
+def test_a_read_no_card_left_explains_is_unexplained_not_forced() -> None:
+    # A reader that names only its best card (an old stream): a play read again later as a card
+    # played before cannot be that card, and its reads name no other.
+    rng = random.Random(5)
+    turned, plays, _ = random_legal_deal(rng, dealer=0)
+
+    def best_only(card: Card, sightings: int, confidence: float) -> Reads:
+        reads = Reads.empty()
+        for _ in range(sightings):
+            reads.add(sighting_evidence([(card, confidence)]))
+        return reads
+
+    evidence = [best_only(card, 8, 0.9) for card in plays[:6]]
+    decoded = decode_plays(dealer=0, turned=best_only(turned, 8, 0.9),
+                           plays=[*evidence, best_only(plays[2], 3, 0.6)])
+    assert decoded is not None
+    assert list(decoded.cards[:6]) == plays[:6] and decoded.unexplained == (6,)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), dealer=st.integers(0, 3), colour=st.sampled_from("CH"),
+       share=st.floats(0.0, 1.0), revoke=st.booleans())
+def test_decoding_never_makes_an_impossible_deal_nor_hides_a_true_renuncia(
+        seed: int, dealer: int, colour: str, share: float, revoke: bool) -> None:
+    rng = random.Random(seed)
+    if revoke:
+        turned, plays = revoking_deal(rng, dealer)
+    else:
+        turned, plays, _ = random_legal_deal(rng, dealer=dealer, rules=Rules())
+    source = Suit.PAUS if colour == "C" else Suit.COPAS
+    swapped = {c for c in DECK if c.suit is source and rng.random() < share}
+    decoded = decode_truth(turned, plays, dealer=dealer, swapped=swapped, rng=rng)
+    assert decoded is not None
+    # Possible: each card once, the turned card the dealer's, the engine accepting every play.
+    assert sorted(decoded.cards, key=DECK.index) == list(DECK)
+    replayed = Deal.start(dealer=dealer, turned=decoded.turned).play_all(decoded.cards)
+    assert replayed.is_complete
+    dealer_plays = [c for t in replayed.tricks for c, s in zip(t.cards, t.seats(), strict=True)
+                    if s == dealer]
+    assert decoded.turned in dealer_plays
+    # A true renúncia stays, or a card it rests on (led, revoking, proving) is left to the table
+    # as a doubt.
+    truth = Deal.start(dealer=dealer, turned=turned).play_all(plays)
+    kept = {(r.trick, r.seat) for r in replayed.revokes}
+    doubted = {card for _, options in decoded.doubts for card in options}
+    for revoked in truth.revokes:
+        assert (revoked.trick, revoked.seat) in kept or doubted & rests_on(truth, revoked)
+
+
+def rests_on(deal: Deal, revoke) -> set[Card]:
+    tricks = (*deal.tricks, deal.current_trick)
+    proving = tricks[revoke.proven_in_trick - 1]
+    by_seat = dict(zip(proving.seats(), proving.cards, strict=False))
+    return {tricks[revoke.trick - 1].cards[0], revoke.card, by_seat.get(revoke.seat, revoke.card),
+            deal.turned}
