@@ -242,7 +242,7 @@ def test_each_table_keeps_its_own_match(client: FlaskClient) -> None:
 FIRST_CARD = legal_deal(5)[1][0]  # what started() plays first
 
 BAD = [
-    ("/api/plays", "{not json", 400, "malformed JSON"),
+    ("/api/plays", "{not json", 400, "not valid JSON"),
     ("/api/plays", "[1, 2]", 400, "JSON object"),
     ("/api/plays", {"card": "9H"}, 400, "not in the Sueca deck"),
     ("/api/plays", {"card": "10H"}, 400, "unknown card"),

@@ -47,7 +47,7 @@ def test_serve_prints_where_to_go_a_qr_code_and_a_pin(served: tuple[subprocess.P
     _, lines = served
     text = "\n".join(lines)
     url = re.search(r"Score page: (http://127\.0\.0\.1:\d+/)", text)
-    pin = re.search(r"Table PIN for corrections: (\d{4})$", text, re.MULTILINE)
+    pin = re.search(r"Table PIN for corrections: (\d{4})  \(new; kept for the next start\)$", text, re.MULTILINE)
     assert url and pin, text
     assert "█" in text, "a QR code in the terminal"
     with urllib.request.urlopen(url.group(1) + "api/state", timeout=5) as response:
@@ -67,7 +67,7 @@ def test_a_busy_port_is_one_line_and_status_2(tmp_path: Path) -> None:
         port = busy.getsockname()[1]
         result = subprocess.run(
             [sys.executable, "-m", "scorekeeper", "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--db", str(tmp_path / "x.db"), "--pin", "1"],
+             "--db", str(tmp_path / "x.db"), "--pin", "4321"],
             check=False, capture_output=True, text=True, cwd=ROOT, timeout=60,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )

@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
 
 def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="PATH", help="event store file (default: in the user's data folder)")
-    parser.add_argument("--pin", help="table PIN for corrections (default: a new random 4-digit PIN)")
+    add_pin_options(parser)
     parser.add_argument("--table", default="mesa", help="table id in the store (default: mesa)")
     parser.add_argument("--host", default="0.0.0.0", help="address the page listens on (default: all)")
     parser.add_argument("--port", type=int, default=8000, help="port of the page (default: 8000)")
@@ -47,6 +47,13 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--confirm-next-match", action="store_true",
                         help="once a match is won, wait for \"Nova partida\" on the page instead of "
                              "starting the next match at the next trunfo")
+
+
+def add_pin_options(parser: argparse.ArgumentParser) -> None:
+    pins = parser.add_mutually_exclusive_group()
+    pins.add_argument("--pin", help="set the table PIN for corrections (4-12 digits); kept, hashed, in the store")
+    pins.add_argument("--new-pin", action="store_true",
+                      help="draw a new random PIN (default: keep the one set before, or draw one the first time)")
 
 
 def parse_rules(text: str) -> Any:
@@ -122,11 +129,13 @@ def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) ->
     from scorekeeper.pipeline.progress import printer
     from scorekeeper.web import create_app
     from scorekeeper.web.db import notify_live
-    from scorekeeper.web.server import announce, make_page_server, new_pin
+    from scorekeeper.web.server import announce, check_port, make_page_server
+    from scorekeeper.web.table_pin import resolve_pin
 
+    check_port(args.port)
     store = session.open_store()
     pusher = start_pusher(args, store, session.table_id)
-    pin = args.pin or new_pin()
+    pin, origin = resolve_pin(session.database, pin=args.pin, new=args.new_pin)
     app = create_app({
         "DATABASE": session.database, "PIN": pin, "DEFAULT_TABLE": session.table_id,
         "LIVE_STATUS": session.status.snapshot, "CONFIRM_NEXT_MATCH": session.confirm_next_match,
@@ -134,7 +143,7 @@ def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) ->
     session.status.set_listener(lambda: notify_live(app))
     page = make_page_server(app, args.host, args.port)
     page.start_in_background()
-    announce(page, pin=pin, database=session.database, qr=not args.no_qr)
+    announce(page, pin=pin, pin_origin=origin, database=session.database, qr=not args.no_qr)
 
     session.on_event = printer(
         store, session.table_id,

@@ -256,10 +256,11 @@ def _write_review(sighting: Sighting, folder: Path) -> str:
 def _start_page(collection: Collection, save: Callable[[bool], Path], *, name: str, host: str,
                 port: int, pin: str | None, log: Log) -> tuple[Any, Any]:
     from scorekeeper.enrol.page import EnrolSession, create_enrol_app
-    from scorekeeper.web.server import make_page_server, new_pin
+    from scorekeeper.web.server import make_page_server
+    from scorekeeper.web.table_pin import check_pin, new_pin
 
     enrol = EnrolSession(collection=collection, save=save, name=name)
-    pin = pin or new_pin()
+    pin = check_pin(pin) if pin else new_pin()
     server = make_page_server(create_enrol_app(enrol, pin=pin), host, port)
     server.start_in_background()
     log(f"Enrolment page: {server.url}enrol/  (PIN {pin})")

@@ -25,7 +25,7 @@ from werkzeug.exceptions import HTTPException
 from scorekeeper.enrol.collection import Collection, Sighting
 from scorekeeper.errors import InvalidCardError, ScorekeeperError
 from scorekeeper.rules.cards import DECK, Card
-from scorekeeper.web.auth import PINS, PinGuard, pin_required
+from scorekeeper.web.auth import PINS, install_pin, pin_required
 from scorekeeper.web.page import language, script_json, translations
 from scorekeeper.web.replies import error
 
@@ -56,10 +56,8 @@ class PageInputError(ScorekeeperError):
 
 @bp.record_once
 def _setup(state: Any) -> None:
-    config = state.app.config
-    state.app.extensions.setdefault(
-        PINS, PinGuard(tries=int(config.get("PIN_TRIES", 5)), lockout=float(config.get("PIN_LOCKOUT", 60.0)))
-    )
+    if PINS not in state.app.extensions:
+        install_pin(state.app, database=None)
 
 
 @bp.errorhandler(ScorekeeperError)
@@ -190,6 +188,7 @@ def create_enrol_app(enrol: EnrolSession, *, pin: str | None,
                      test_config: Mapping[str, Any] | None = None) -> Flask:
     """An app serving only the enrolment page for ``enrol``, writes guarded by ``pin``."""
     from scorekeeper.web.assets import web_dir
+    from scorekeeper.web.headers import install_security_headers
 
     assets = web_dir()
     app = Flask(__name__, template_folder=str(assets / "templates"),
@@ -200,6 +199,7 @@ def create_enrol_app(enrol: EnrolSession, *, pin: str | None,
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.extensions[ENROL] = enrol
     app.register_blueprint(bp)
+    install_security_headers(app)
     app.register_error_handler(HTTPException, _http_error)
     app.add_url_rule("/", "root", lambda: Response(status=302, headers={"Location": "/enrol/"}))
     return app

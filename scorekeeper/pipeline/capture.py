@@ -50,6 +50,25 @@ class SourceSpec:
         return f"stream {self.text}" if self.is_url else f"video file {self.text}"
 
 
+_STILL_FORMATS = frozenset({"PNG", "JPEG", "BMP", "GIF", "TIFF", "WEBP", "PPM", "ICO", "JPEG2000", "TGA"})
+
+
+def _refuse_still_image(path: Path) -> None:
+    """OpenCV opens a PNG or a JPEG as a one-frame video; a table needs a video of the game."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            kind = image.format or ""
+    except (UnidentifiedImageError, OSError, ValueError):
+        return  # not an image Pillow knows: let OpenCV try it as a video
+    if kind not in _STILL_FORMATS:  # Pillow also reads the first frame of an MPEG video
+        return
+    raise SourceError(
+        f"{str(path)!r} is a still {kind} image, not a video: give a video file, a camera index (0) or a stream URL"
+    )
+
+
 def open_capture(spec: SourceSpec | str) -> Any:
     """An opened ``cv2.VideoCapture`` for ``spec``, or :class:`SourceError` saying what to check."""
     import cv2
@@ -59,6 +78,8 @@ def open_capture(spec: SourceSpec | str) -> Any:
         raise SourceError(
             f"no such video file {spec.text!r}: give a camera index (0), a video file or a stream URL"
         )
+    if spec.camera_index is None and not spec.is_url:
+        _refuse_still_image(Path(spec.text))
     capture = cv2.VideoCapture(spec.camera_index if spec.camera_index is not None else spec.text)
     if not capture.isOpened():
         capture.release()

@@ -135,6 +135,9 @@ def _parse_dismissed(data: Any, where: str) -> frozenset[tuple[int, int]]:
         raise RecordError(f"{where}: \"dismissed\" must be a list like {example}")
     found = set()
     for entry in data:
+        if isinstance(entry, Mapping) and set(entry) - {"trick", "seat"}:
+            unknown = sorted(map(str, set(entry) - {"trick", "seat"}))[0]
+            raise RecordError(f"{where}: dismissed renúncia has unknown key {unknown!r}: it has trick and seat, like {example}")
         trick = entry.get("trick") if isinstance(entry, Mapping) else None
         seat = entry.get("seat") if isinstance(entry, Mapping) else None
         if (

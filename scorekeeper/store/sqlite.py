@@ -83,7 +83,17 @@ class Store:
     def open(cls, path: str | os.PathLike[str] | None = None) -> Store:
         """Open (creating it and its folder if needed) the database at ``path`` or the default one."""
         target = Path(path) if path is not None else default_db_path()
-        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            reason = "a file is in the way" if isinstance(error, FileExistsError | NotADirectoryError) else (
+                error.strerror or type(error).__name__)
+            raise StoreError(
+                f"cannot make the folder {str(target.parent)!r} for the event store ({reason}): "
+                "give --db a path in a folder you can write"
+            ) from None
+        if target.is_dir():
+            raise StoreError(f"{str(target)!r} is a folder: give --db the path of a file, like {str(target / 'scorekeeper.db')!r}")
         return cls(target)
 
     def _connect(self) -> sqlite3.Connection:

@@ -9,7 +9,6 @@ input (malformed JSON, unknown card, a play the engine refuses), 401 without the
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +16,7 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from werkzeug.exceptions import HTTPException
 
 from scorekeeper.errors import ScorekeeperError
+from scorekeeper.strict_json import loads
 from scorekeeper.store import (
     CardCorrected,
     CardPlayed,
@@ -35,17 +35,12 @@ from scorekeeper.store import (
     check_table_id,
     event_to_json,
 )
-from scorekeeper.web.auth import PINS, PinGuard, pin_required
+from scorekeeper.web.auth import pin_required
 from scorekeeper.web.db import get_hub, get_store, table_state
+from scorekeeper.web.live import HANG_UP, StreamsFull
 from scorekeeper.web.replies import error
 
 bp = Blueprint("api", __name__)
-
-
-@bp.record_once
-def _setup(state: Any) -> None:
-    config = state.app.config
-    state.app.extensions[PINS] = PinGuard(tries=int(config["PIN_TRIES"]), lockout=float(config["PIN_LOCKOUT"]))
 
 
 def route(rule: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -80,16 +75,42 @@ def api_http_error(exc: HTTPException) -> Response | HTTPException:
     return exc
 
 
-def body() -> dict[str, Any]:
-    text = request.get_data(as_text=True)
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise StoreError(f"malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+BODY_FIELDS: dict[str, tuple[str, ...] | None] = {
+    "plays": ("card", "cards", "expect"),
+    "deal": ("turned", "dealer", "expect"),
+    "correct": ("deal", "play", "card", "turned", "expect"),
+    "dealer": ("deal", "dealer", "expect"),
+    "undo": ("expect",),
+    "renuncia": ("decision", "deal", "trick", "seat", "expect"),
+    "match": ("rules", "expect"),
+    "rules": None,  # the rules themselves, checked by the engine (an unknown rule is refused)
+    "record": None,  # a match record, checked by the engine's parser
+}
+"""The fields each write takes; any other is refused by name, so a typo never passes silently."""
+
+ONE_OF: dict[str, tuple[str, ...]] = {
+    "plays": ("card", "cards"),
+    "correct": ("turned", "play"),
+}
+"""Fields a write takes one of: both at once would leave one unread."""
+
+
+def body(route: str) -> dict[str, Any]:
+    """The request's JSON object for write ``route``, checked against its fields (one-line 400s)."""
+    raw = request.get_data(cache=True)
+    data = loads(raw, what="the body", error=StoreError) if raw.strip() else {}
     if not isinstance(data, dict):
         raise StoreError("the body must be a JSON object")
+    allowed = BODY_FIELDS[route]
+    if allowed is not None:
+        unknown = sorted(set(data) - set(allowed))
+        if unknown:
+            raise StoreError(
+                f"unknown field {unknown[0]!r} for POST /api/{route}: it takes {', '.join(allowed)}"
+            )
+    both = [name for name in ONE_OF.get(route, ()) if name in data]
+    if len(both) > 1:
+        raise StoreError(f"{both[0]!r} and {both[1]!r} together: POST /api/{route} takes one of them")
     return data
 
 
@@ -156,8 +177,14 @@ def tables() -> Response:
 @route("stream")
 def stream(table: str | None) -> Response:
     tid = table_id(table)
+    try:
+        events = get_hub().stream(tid, hang_up=request.environ.get(HANG_UP))
+    except StreamsFull as exc:
+        response = error(503, str(exc))
+        response.headers["Retry-After"] = "30"
+        return response
     return Response(
-        stream_with_context(get_hub().stream(tid)),
+        stream_with_context(events),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -169,14 +196,16 @@ def stream(table: str | None) -> Response:
 @route("record", methods=["POST"])
 @pin_required
 def replace_record(table: str | None) -> Response:
-    data = body()
+    data = body("record")
+    if "deals" not in data:
+        raise StoreError('a match record needs "deals" (a list, [] for none): {"deals": [...]}')
     return write(table, data, RecordReplaced(record={k: v for k, v in data.items() if k != "expect"}))
 
 
 @route("plays", methods=["POST"])
 @pin_required
 def plays(table: str | None) -> Response:
-    data = body()
+    data = body("plays")
     if "card" in data:
         cards = [field(data, "card", str, example='"card": "7H"')]
     else:
@@ -189,7 +218,7 @@ def plays(table: str | None) -> Response:
 @route("deal", methods=["POST"])
 @pin_required
 def new_deal(table: str | None) -> Response:
-    data = body()
+    data = body("deal")
     turned = field(data, "turned", str, example='"turned": "AH" (the card the dealer turned)')
     dealer = data.get("dealer")
     if dealer is None:
@@ -200,7 +229,7 @@ def new_deal(table: str | None) -> Response:
 @route("correct", methods=["POST"])
 @pin_required
 def correct(table: str | None) -> Response:
-    data = body()
+    data = body("correct")
     deal = current_deal(table_id(table), data)
     if "turned" in data:
         turned = field(data, "turned", str, example='"turned": "AH"')
@@ -213,7 +242,7 @@ def correct(table: str | None) -> Response:
 @route("dealer", methods=["POST"])
 @pin_required
 def dealer(table: str | None) -> Response:
-    data = body()
+    data = body("dealer")
     deal = current_deal(table_id(table), data)
     seat = field(data, "dealer", int, example='"dealer": 0 (seat 0-3)')
     return write(table, data, DealCorrected(deal=deal, dealer=seat))
@@ -222,7 +251,7 @@ def dealer(table: str | None) -> Response:
 @route("undo", methods=["POST"])
 @pin_required
 def undo(table: str | None) -> Response:
-    data = body()
+    data = body("undo")
     tid = table_id(table)
     get_store().undo(tid, expect=expect(data))
     return jsonify(get_store().state(tid))
@@ -231,7 +260,7 @@ def undo(table: str | None) -> Response:
 @route("renuncia", methods=["POST"])
 @pin_required
 def renuncia(table: str | None) -> Response:
-    data = body()
+    data = body("renuncia")
     decision = field(data, "decision", str, example='"decision": "confirm" or "dismiss"')
     kinds: dict[str, type[RenunciaConfirmed | RenunciaDismissed]] = {
         "confirm": RenunciaConfirmed,
@@ -265,9 +294,9 @@ def settle_doubt(table: str | None) -> Response:
 @route("match", methods=["POST"])
 @pin_required
 def new_match(table: str | None) -> Response:
-    data = body()
+    data = body("match")
     events: list[Event] = [MatchStarted()]
-    if data.get("rules"):
+    if "rules" in data:
         events.append(RulesChanged(rules=field(data, "rules", dict, example='"rules": {"tie": "carry"}')))
     return write(table, data, *events)
 
@@ -287,5 +316,5 @@ def name(table: str | None) -> Response:
 @route("rules", methods=["POST"])
 @pin_required
 def rules(table: str | None) -> Response:
-    data = body()
+    data = body("rules")
     return write(table, data, RulesChanged(rules={k: v for k, v in data.items() if k != "expect"}))

@@ -21,6 +21,8 @@ def init_app(app: Flask) -> None:
         watch_interval=float(app.config["WATCH_INTERVAL"]),
         heartbeat=float(app.config["HEARTBEAT"]),
         live=app.config.get("LIVE_STATUS"),
+        max_streams=int(app.config["MAX_STREAMS"]),
+        queue_size=int(app.config["STREAM_QUEUE"]),
     )
 
 

@@ -1,27 +1,63 @@
-"""Serving the page: bind a port, run werkzeug's threaded server, tell the table where to look.
+"""Serving the page: bind a port, run waitress, tell the table where to look.
 
-Shared by ``scorekeeper serve`` (the page alone) and ``scorekeeper run`` / ``demo`` (the page in a
-thread beside the camera pipeline). One thread per connection, so every phone holds its event stream.
+Shared by ``scorekeeper serve`` (the page alone) and ``scorekeeper run`` / ``demo`` / ``enrol`` (the
+page in a thread beside the camera). Waitress rather than Werkzeug's development server: it reads
+requests on one event loop, so a connection that never finishes its headers costs a socket, not a
+thread, and is closed after ``channel_timeout``; it caps open connections; it is pure Python (no
+compiler on the café's laptop) and speaks plain WSGI, so the Flask app is unchanged. Each open event
+stream holds one of its worker threads, so there are ``max_streams`` of them plus a few for the
+other requests, and the hub refuses streams beyond that (the page then polls).
 """
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import logging
-import secrets
+import resource
 import socket
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
+from waitress.channel import HTTPChannel
+from waitress.server import create_server
+from waitress.task import WSGITask
+
 from scorekeeper.errors import ScorekeeperError
+from scorekeeper.web.live import HANG_UP
+
+SPARE_THREADS = 8
+"""Worker threads left for ordinary requests when every event stream is open."""
 
 
 class ServeError(ScorekeeperError):
     """The page cannot be served (the port is busy, the address is not this machine's)."""
 
 
-def new_pin() -> str:
-    return f"{secrets.randbelow(10_000):04d}"
+@dataclass(frozen=True)
+class ServerLimits:
+    """How much one client may hold; each knob trades a hostile client's reach for a slow phone's."""
+
+    channel_timeout: int = 20
+    """Seconds a connection may sit idle (or dribble its headers) before it is closed; raising it
+    helps phones on a bad Wi-Fi keep their connection, and lets idle sockets pile up for longer."""
+    connection_limit: int = 4000
+    """Open connections at most (lowered to fit the process's file limit); beyond it waitress stops
+    accepting until some close."""
+    max_streams: int = 256
+    """Event streams open at once, one worker thread each."""
+    outbuf_high_watermark: int = 1 << 20
+    """Bytes queued for one connection before its worker waits for the phone to read."""
+    max_request_header_size: int = 16 << 10
+    max_request_body_size: int = 1 << 20
+
+
+def check_port(port: int) -> int:
+    if not 0 <= port <= 65535:
+        raise ServeError(f"--port {port}: a port is a number from 1 to 65535 (0: any free port)")
+    return port
 
 
 def lan_address() -> str:
@@ -51,60 +87,151 @@ def qr_text(url: str) -> str:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """Bind here, so a busy port is our one-line error and not werkzeug's exit(1) with advice."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    """Bind here, so a bad address or a busy port is our one-line error."""
+    check_port(port)
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    except (socket.gaierror, UnicodeError):
+        raise ServeError(
+            f"--host {host!r} is not an address: use 0.0.0.0 (every network), 127.0.0.1 (this machine) "
+            "or one of this machine's addresses"
+        ) from None
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # restart at once after Ctrl-C
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(1024)
     except OSError as error:
         sock.close()
-        raise ServeError(
-            f"cannot listen on {host}:{port}: {error.strerror}: choose another --port"
-        ) from None
+        if error.errno == errno.EADDRNOTAVAIL:
+            raise ServeError(
+                f"--host {host}: not an address of this machine: use 0.0.0.0 (every network) or 127.0.0.1"
+            ) from None
+        raise ServeError(f"cannot listen on {host}:{port}: {error.strerror}: choose another --port") from None
     return sock
+
+
+def allowed_hosts(host: str, shown: str) -> list[str]:
+    """Host headers the page answers: the address it prints and this machine by name. Anything else
+    is a browser tricked by DNS rebinding into sending a page's requests to the table."""
+    names = {"localhost", "127.0.0.1", "::1", shown}
+    if host not in ("0.0.0.0", "::"):
+        names.add(host)
+    return sorted(names)
+
+
+def _open_file_limit(wanted: int) -> int:
+    """Raise this process's open-file limit towards ``wanted`` (each connection is a file)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError):
+            pass
+    return int(soft)
+
+
+class _Task(WSGITask):
+    def get_environment(self) -> dict[str, Any]:
+        environ: dict[str, Any] = super().get_environment()
+        channel = self.channel
+        # Closing runs on the server's loop thread (its trigger), never under a worker's feet.
+        environ[HANG_UP] = lambda: channel.server.pull_trigger(channel.handle_close)
+        return environ
+
+
+class _Channel(HTTPChannel):  # type: ignore[misc]
+    task_class = _Task
 
 
 @dataclass
 class PageServer:
     server: Any
     url: str
+    port: int
+    hosts: list[str] = field(default_factory=list)
+    """The Host headers the app should accept (``TRUSTED_HOSTS``)."""
     thread: threading.Thread | None = None
+    on_stop: list[Callable[[], None]] = field(default_factory=list)
 
     def serve_forever(self) -> None:
-        self.server.serve_forever()
+        self.server.run()
 
     def start_in_background(self) -> None:
-        self.thread = threading.Thread(target=self.server.serve_forever, name="scorekeeper-web", daemon=True)
+        self.thread = threading.Thread(target=self.server.run, name="scorekeeper-web", daemon=True)
         self.thread.start()
 
     def wait(self) -> None:
         """Block until the background server stops (Ctrl-C in the main thread ends the wait)."""
         if self.thread is not None:
-            self.thread.join()
+            while self.thread.is_alive():
+                self.thread.join(timeout=0.5)
 
     def stop(self) -> None:
-        if self.thread is not None:
-            self.server.shutdown()
+        for hook in self.on_stop:  # the event streams end first, so their workers are free
+            hook()
+        loop_map = self.server._map
+
+        def close_all() -> None:
+            for dispatcher in list(loop_map.values()):
+                dispatcher.close()
+
+        if self.thread is not None and self.thread.is_alive():
+            self.server.trigger.pull_trigger(close_all)
             self.thread.join(timeout=5)
-        self.server.server_close()
+        else:
+            close_all()
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
 
 
-def make_page_server(app: Any, host: str, port: int) -> PageServer:
-    from werkzeug.serving import make_server
-
+def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | None = None) -> PageServer:
+    limits = limits or ServerLimits()
     listener = listen(host, port)
-    with listener:  # werkzeug works on a duplicate of this socket
-        server = make_server(host, port, app, threaded=True, fd=listener.fileno())
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # not a line per poll of every phone
+    connections = min(limits.connection_limit, _open_file_limit(limits.connection_limit + 256) - 128)
+    server = create_server(
+        app,
+        sockets=[listener],
+        threads=limits.max_streams + SPARE_THREADS,
+        connection_limit=max(connections, 16),
+        channel_timeout=limits.channel_timeout,
+        cleanup_interval=max(1, limits.channel_timeout // 4),
+        outbuf_high_watermark=limits.outbuf_high_watermark,
+        max_request_header_size=limits.max_request_header_size,
+        max_request_body_size=limits.max_request_body_size,
+        asyncore_use_poll=True,  # select() stops at 1,024 sockets
+        ident="scorekeeper",
+        clear_untrusted_proxy_headers=True,
+    )
+    server.channel_class = _Channel
+    logging.getLogger("waitress").setLevel(logging.ERROR)  # not a line per phone that walks away
+    bound = listener.getsockname()[1]
     shown = lan_address() if host in ("0.0.0.0", "::") else host
-    return PageServer(server=server, url=f"http://{shown}:{server.port}/")
+    named = f"[{shown}]" if _is_ipv6(shown) else shown
+    page = PageServer(server=server, url=f"http://{named}:{bound}/", port=bound, hosts=allowed_hosts(host, shown))
+    configure = getattr(app, "config", None)
+    if configure is not None:
+        configure["TRUSTED_HOSTS"] = page.hosts
+        configure.setdefault("MAX_STREAMS", limits.max_streams)
+        hub = getattr(app, "extensions", {}).get("scorekeeper.hub")
+        if hub is not None:
+            hub.max_streams = limits.max_streams
+            page.on_stop.append(hub.close)
+    return page
 
 
-def announce(page: PageServer, *, pin: str, database: str, qr: bool) -> None:
+def _is_ipv6(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).version == 6
+    except ValueError:
+        return False
+
+
+def announce(page: PageServer, *, pin: str | None, pin_origin: str, database: str, qr: bool) -> None:
+    """``pin`` None: the stored PIN is kept, and only its hash is known here."""
     print(f"Score page: {page.url}  (open it on a phone on the same network)")
     if qr:
         print(qr_text(page.url))
-    print(f"Table PIN for corrections: {pin}")
+    print(f"Table PIN for corrections: {pin or 'unchanged'}  ({pin_origin})")
     print(f"Event store: {database}", flush=True)

@@ -305,8 +305,10 @@
 
   // -- table controls (need the PIN) ---------------------------------------------------------
   const pinKey = "scorekeeper-pin-" + cfg.api;
-  $("pin").value = localStorage.getItem(pinKey) || "";
-  $("pin").addEventListener("change", () => localStorage.setItem(pinKey, $("pin").value.trim()));
+  // sessionStorage: the PIN is forgotten when the tab closes, and never sits in the phone's storage.
+  localStorage.removeItem(pinKey);  // where older versions kept it in clear
+  $("pin").value = sessionStorage.getItem(pinKey) || "";
+  $("pin").addEventListener("change", () => sessionStorage.setItem(pinKey, $("pin").value.trim()));
   // An error in the reader's language: the API sends a code with its English line.
   function problem(data, status) {
     const code = data.code || (status === 401 ? "pin" : "other");

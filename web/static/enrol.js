@@ -6,8 +6,10 @@
   const W = JSON.parse(document.getElementById("words").textContent);
   const $ = (id) => document.getElementById(id);
   const pinKey = "scorekeeper-pin-enrol";
-  $("pin").value = localStorage.getItem(pinKey) || "";
-  $("pin").addEventListener("change", () => localStorage.setItem(pinKey, $("pin").value.trim()));
+  // sessionStorage: the PIN is forgotten when the tab closes, and never sits in the phone's storage.
+  localStorage.removeItem(pinKey);  // where older versions kept it in clear
+  $("pin").value = sessionStorage.getItem(pinKey) || "";
+  $("pin").addEventListener("change", () => sessionStorage.setItem(pinKey, $("pin").value.trim()));
 
   function say(text) { $("msg").textContent = text; }
 
