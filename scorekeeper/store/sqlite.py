@@ -9,10 +9,12 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from scorekeeper.errors import ScorekeeperError
 from scorekeeper.rules import seat_label
 from scorekeeper.store.events import (
     ConflictError,
@@ -29,8 +31,10 @@ from scorekeeper.store.events import (
     event_from_json,
     event_to_json,
 )
-from scorekeeper.store.fold import Folded, fold, in_effect
+from scorekeeper.store.fold import Folded, Match, fold
+from scorekeeper.store.salvage import salvage
 from scorekeeper.store.state import build_state, replay
+from scorekeeper.strict_json import loads
 
 SCHEMA_VERSION = 1
 DEFAULT_TABLE = "mesa"
@@ -68,16 +72,43 @@ def check_table_id(table_id: str) -> str:
     return table_id
 
 
-class Store:
-    """A file of tables' event logs. Thread-safe: every call opens and closes its own connection."""
+@dataclass(frozen=True)
+class Repair:
+    """A row of the log that could not be used, set aside so the table goes on without it."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    table_id: str
+    seq: int | None
+    """None when the damage was to the file, not to one row."""
+    reason: str
+
+    def line(self) -> str:
+        where = f"event {self.seq} of table {self.table_id!r}" if self.seq is not None else "the file"
+        return " ".join(f"{where}: {self.reason}".split())
+
+
+class Store:
+    """A file of tables' event logs. Thread-safe: every call opens and closes its own connection.
+
+    At open the file checks itself (``PRAGMA quick_check``, and every row must decode and replay);
+    a row that does not is quarantined: left in the file, skipped by every read, and reported in
+    :attr:`repairs` and in the table's state (``"repairs"``). A damaged file is set aside beside the
+    store and the rows it still gives are copied into a fresh one.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, check: bool = True) -> None:
         self.path = Path(path)
         self._listeners: list[Listener] = []
         self._cache: dict[str, tuple[int, dict[str, Any]]] = {}
-        self._logs: dict[str, list[StoredEvent]] = {}  # rows never change: read each one once
+        self._logs: dict[str, tuple[int, list[StoredEvent]]] = {}  # rows never change: read each once
+        self._folds: dict[str, tuple[int, Folded]] = {}  # (last seq folded, the fold): writes extend it
+        self._quarantined: dict[str, dict[int, Repair]] = {}
+        self._file_repairs: list[Repair] = []
         self._cache_lock = threading.Lock()
         self._migrate()
+        if check:
+            self._check_file()
+            for table_id in self.tables():
+                self.state(table_id)  # decodes and replays every row, quarantining the bad ones
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None) -> Store:
@@ -95,6 +126,13 @@ class Store:
         if target.is_dir():
             raise StoreError(f"{str(target)!r} is a folder: give --db the path of a file, like {str(target / 'scorekeeper.db')!r}")
         return cls(target)
+
+    @property
+    def repairs(self) -> list[Repair]:
+        """What the store set aside since it was opened, file damage first."""
+        with self._cache_lock:
+            rows = [repair for table in self._quarantined.values() for repair in table.values()]
+        return [*self._file_repairs, *sorted(rows, key=lambda r: (r.table_id, r.seq or 0))]
 
     def _connect(self) -> sqlite3.Connection:
         # Autocommit mode: transactions are opened explicitly, so a write is validated and
@@ -129,6 +167,23 @@ class Store:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
 
+    def _check_file(self) -> None:
+        conn = self._connect()
+        try:
+            problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+        except sqlite3.DatabaseError as error:
+            problems = [str(error)]
+        finally:
+            conn.close()
+        if problems == ["ok"]:
+            return
+        kept, damaged = salvage(self.path)
+        self._file_repairs.append(Repair(
+            table_id="*", seq=None,
+            reason=f"was damaged ({problems[0]}): {kept} events were read back, the damaged copy is {str(damaged)!r}",
+        ))
+        self._migrate()
+
     # -- reading ---------------------------------------------------------------------------
 
     def tables(self) -> list[str]:
@@ -148,7 +203,7 @@ class Store:
             conn.close()
 
     def events(self, table_id: str) -> list[StoredEvent]:
-        """The table's whole log in order, undone events and undos included."""
+        """The table's log in order, undone events and undos included, quarantined rows left out."""
         conn = self._connect()
         try:
             return self._read(conn, check_table_id(table_id))
@@ -157,23 +212,85 @@ class Store:
 
     def _read(self, conn: sqlite3.Connection, table_id: str) -> list[StoredEvent]:
         with self._cache_lock:
-            known = list(self._logs.get(table_id, ()))
-        after = known[-1].seq if known else 0
-        log = known + _read(conn, table_id, after=after)
+            after, known = self._logs.get(table_id, (0, []))
+        rows = conn.execute(
+            "SELECT seq, kind, data, at FROM events WHERE table_id = ? AND seq > ? ORDER BY seq",
+            (table_id, after),
+        ).fetchall()
+        if not rows:
+            return known
+        log = list(known)
+        for seq, kind, data, at in rows:
+            try:
+                log.append(decode_row(table_id, seq, kind, data, at))
+            except ScorekeeperError as error:
+                self._quarantine(Repair(table_id, seq, f"could not be read ({error}), so it is left out"))
+        upto = rows[-1][0]
         with self._cache_lock:
-            if len(log) > len(self._logs.get(table_id, ())):
-                self._logs[table_id] = log
+            if upto > self._logs.get(table_id, (0, []))[0]:
+                self._logs[table_id] = (upto, log)
         return log
 
+    def _quarantine(self, repair: Repair) -> None:
+        assert repair.seq is not None
+        with self._cache_lock:
+            self._quarantined.setdefault(repair.table_id, {})[repair.seq] = repair
+            upto, log = self._logs.get(repair.table_id, (0, []))
+            if any(stored.seq == repair.seq for stored in log):
+                self._logs[repair.table_id] = (upto, [stored for stored in log if stored.seq != repair.seq])
+                self._folds.pop(repair.table_id, None)
+                self._cache.pop(repair.table_id, None)
+
+    def _fold(self, table_id: str, log: list[StoredEvent]) -> Folded:
+        """The fold of ``log``, extended from the last one kept (each event is folded once)."""
+        with self._cache_lock:
+            cached = self._folds.get(table_id)
+        if cached is not None and cached[0] <= (log[-1].seq if log else 0):
+            base_seq, base = cached
+            new = log[_index_after(log, base_seq):]
+        else:
+            base, new = Folded(matches=[Match()], in_effect=[]), log
+        folded = base.extend(new) if new else base
+        with self._cache_lock:
+            self._folds[table_id] = (log[-1].seq if log else 0, folded)
+        return folded
+
+    def _state_of(self, table_id: str, seq: int, log: list[StoredEvent]) -> dict[str, Any]:
+        """The state after ``log``; an event that breaks the replay is quarantined (a damaged log)."""
+        for _ in range(len(log) + 1):
+            try:
+                folded = self._fold(table_id, log)
+                return self._with_repairs(table_id, build_state(table_id, seq, folded))
+            except ScorekeeperError:
+                culprit = _first_breaking(table_id, log)
+                self._quarantine(Repair(
+                    table_id, culprit.seq,
+                    f"({culprit.event.kind}) no longer replays with the events before it, so it is left out",
+                ))
+                log = [stored for stored in log if stored.seq != culprit.seq]
+        raise StoreError(f"table {table_id!r}: its log does not replay")  # pragma: no cover
+
+    def _with_repairs(self, table_id: str, state: dict[str, Any]) -> dict[str, Any]:
+        with self._cache_lock:
+            rows = sorted(self._quarantined.get(table_id, {}).values(), key=lambda r: r.seq or 0)
+        state["repairs"] = [repair.line() for repair in (*self._file_repairs, *rows)]
+        return state
+
     def folded(self, table_id: str) -> Folded:
-        return fold(self.events(table_id))
+        self.state(table_id)  # replays, quarantining what does not
+        conn = self._connect()
+        try:
+            return self._fold(table_id, self._read(conn, check_table_id(table_id)))
+        finally:
+            conn.close()
 
     def record(self, table_id: str) -> dict[str, Any]:
         """The current match as a match record (what ``scorekeeper replay`` reads)."""
-        return self.folded(table_id).record
+        return copy.deepcopy(self.folded(table_id).record)
 
     def state(self, table_id: str) -> dict[str, Any]:
-        """The table's state (see :func:`scorekeeper.store.state.build_state`), cached per log length."""
+        """The table's state (see :func:`scorekeeper.store.state.build_state`) plus ``"repairs"``
+        (one line per row set aside), cached per log length."""
         check_table_id(table_id)
         conn = self._connect()
         try:
@@ -186,7 +303,7 @@ class Store:
             conn.execute("COMMIT")
         finally:
             conn.close()
-        state = build_state(table_id, seq, fold(log))
+        state = self._state_of(table_id, seq, log)
         self._remember(table_id, seq, state)
         return copy.deepcopy(state)
 
@@ -210,8 +327,8 @@ class Store:
         if not events:
             raise StoreError("nothing to append")
 
-        def make(log: list[StoredEvent]) -> list[Event]:
-            if next_match and isinstance(events[0], DealStarted) and _won(log):
+        def make(folded: Folded) -> list[Event]:
+            if next_match and isinstance(events[0], DealStarted) and _won(folded):
                 return [MatchStarted(), *events]
             return list(events)
 
@@ -224,15 +341,17 @@ class Store:
     def undo(self, table_id: str, *, at: datetime | None = None, expect: int | None = None) -> list[StoredEvent]:
         """Undo the latest event that changed something (and the vaza gatherings and doubts after it)."""
 
-        def undos(log: list[StoredEvent]) -> list[Event]:
-            effective = in_effect(log)
+        def undos(folded: Folded) -> list[Event]:
+            effective = folded.in_effect
             targets: list[Event] = []
+            index = len(effective) - 1
             # A vaza's gathering and the tracker's doubts go with the play they followed.
-            while effective and isinstance(effective[-1].event, TrickGathered | DoubtRaised):
-                targets.append(Undone(seq=effective.pop().seq))
-            if not effective:
+            while index >= 0 and isinstance(effective[index].event, TrickGathered | DoubtRaised):
+                targets.append(Undone(seq=effective[index].seq))
+                index -= 1
+            if index < 0:
                 raise StoreError("nothing to undo: the log of this table is empty")
-            targets.append(Undone(seq=effective[-1].seq))
+            targets.append(Undone(seq=effective[index].seq))
             return targets
 
         return self._write(table_id, undos, at=at, expect=expect)
@@ -244,7 +363,7 @@ class Store:
     def _write(
         self,
         table_id: str,
-        make: Callable[[list[StoredEvent]], list[Event]],
+        make: Callable[[Folded], list[Event]],
         *,
         at: datetime | None,
         expect: int | None,
@@ -255,18 +374,22 @@ class Store:
         try:
             conn.execute("BEGIN IMMEDIATE")  # no other writer between the check and the insert
             try:
-                log = self._read(conn, table_id)
-                last = log[-1].seq if log else 0
+                last = _last_seq(conn, table_id)  # quarantined rows keep their numbers
                 if expect is not None and expect != last:
                     raise ConflictError(
                         f"table {table_id!r} is at event {last}, not {expect}: reload and try again"
                     )
+                log = self._read(conn, table_id)
+                if not self._is_cached(table_id, last):
+                    self._state_of(table_id, last, log)  # a damaged log is repaired before it grows
+                    log = self._read(conn, table_id)
+                base = self._fold(table_id, log)
                 new = [
                     StoredEvent(table_id, last + offset, when, event)
-                    for offset, event in enumerate(make(log), start=1)
+                    for offset, event in enumerate(make(base), start=1)
                 ]
-                folded = fold(log + new)
-                state = build_state(table_id, new[-1].seq, folded)
+                folded = base.extend(new)
+                state = self._with_repairs(table_id, build_state(table_id, new[-1].seq, folded))
                 _check_decisions(new, state)
                 conn.executemany(
                     "INSERT INTO events (table_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
@@ -280,10 +403,20 @@ class Store:
             raise ConflictError(f"table {table_id!r}: conflicting write ({error}): reload and try again") from None
         finally:
             conn.close()
+        with self._cache_lock:
+            upto, known = self._logs.get(table_id, (0, []))
+            if upto == last:
+                self._logs[table_id] = (new[-1].seq, known + new)
+                self._folds[table_id] = (new[-1].seq, folded)
         self._remember(table_id, new[-1].seq, state)
         for listener in list(self._listeners):
             listener(table_id, new[-1].seq)
         return new
+
+    def _is_cached(self, table_id: str, seq: int) -> bool:
+        with self._cache_lock:
+            hit = self._cache.get(table_id)
+        return hit is not None and hit[0] == seq
 
     def _cached(self, table_id: str, seq: int) -> dict[str, Any] | None:
         with self._cache_lock:
@@ -297,24 +430,56 @@ class Store:
             self._cache[table_id] = (seq, state)
 
 
-def _won(log: list[StoredEvent]) -> bool:
-    return bool(replay(fold(log).record)["winner"]) if log else False
+def _won(folded: Folded) -> bool:
+    return bool(folded.record["deals"]) and bool(replay(folded.record)["winner"])
+
+
+def _index_after(log: list[StoredEvent], seq: int) -> int:
+    """Index of the first event of ``log`` after ``seq`` (the log is in seq order)."""
+    low, high = 0, len(log)
+    while low < high:
+        middle = (low + high) // 2
+        if log[middle].seq <= seq:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+def _first_breaking(table_id: str, log: list[StoredEvent]) -> StoredEvent:
+    """The first event after which the log no longer folds and replays (found by halving)."""
+
+    def replays(count: int) -> bool:
+        try:
+            build_state(table_id, 0, fold(log[:count]))
+        except ScorekeeperError:
+            return False
+        return True
+
+    low, high = 0, len(log)  # log[:low] replays, log[:high] does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if replays(middle):
+            low = middle
+        else:
+            high = middle
+    return log[high - 1]
+
+
+def decode_row(table_id: str, seq: int, kind: Any, data: Any, at: Any) -> StoredEvent:
+    """One row of the log as an event, or a one-line :class:`StoreError` saying what is wrong."""
+    if not isinstance(kind, str) or not isinstance(data, str) or not isinstance(at, str):
+        raise StoreError("a column holds the wrong type")
+    try:
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        raise StoreError(f"bad time {at[:40]!r}") from None
+    return StoredEvent(table_id, seq, when, event_from_json(kind, loads(data, what="its data", error=StoreError)))
 
 
 def _last_seq(conn: sqlite3.Connection, table_id: str) -> int:
     row = conn.execute("SELECT MAX(seq) FROM events WHERE table_id = ?", (table_id,)).fetchone()
     return int(row[0] or 0)
-
-
-def _read(conn: sqlite3.Connection, table_id: str, *, after: int = 0) -> list[StoredEvent]:
-    rows = conn.execute(
-        "SELECT seq, kind, data, at FROM events WHERE table_id = ? AND seq > ? ORDER BY seq",
-        (table_id, after),
-    ).fetchall()
-    return [
-        StoredEvent(table_id, seq, datetime.fromisoformat(at), event_from_json(kind, json.loads(data)))
-        for seq, kind, data, at in rows
-    ]
 
 
 def _row(stored: StoredEvent) -> tuple[str, int, str, str, str]:

@@ -85,6 +85,12 @@ def names(match: Match) -> list[str]:
 
 
 def _summary(number: int, match: Match) -> dict[str, Any]:
+    if match.summary is None:  # a finished match never changes: its line is worked out once
+        match.summary = _summarise(number, match)
+    return dict(match.summary)
+
+
+def _summarise(number: int, match: Match) -> dict[str, Any]:
     record = match.record
     summary: dict[str, Any] = {"match": number, "names": names(match), "deals": len(record["deals"])}
     try:
