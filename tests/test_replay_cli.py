@@ -97,3 +97,23 @@ def test_console_script_prints_no_traceback_on_bad_input(tmp_path):
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().startswith("scorekeeper replay: deal 1, turned card: unknown card '10H'")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested deeper"),
+        ('{"deals": [], "rules": {"target": ' + "9" * 5_000 + "}}", "number of 5000 characters"),
+        ('{"deals": [{"dealer": 0, "trump": "AH", "plays": ["\\ud800"]}]}', "lone surrogate"),
+        (b'{"deals": ["\xff"]}', "not UTF-8"),
+    ],
+)
+def test_hostile_records_are_one_line_and_status_2(tmp_path, capsys, text, message):
+    path = tmp_path / "hostile.json"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    status, out, err = run(capsys, str(path))
+    assert status == 2 and out == ""
+    assert message in err and err.count("\n") == 1

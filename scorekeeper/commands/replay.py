@@ -10,6 +10,10 @@ from typing import Any
 
 from scorekeeper.errors import RecordError
 from scorekeeper.rules.seats import seat_label
+from scorekeeper.strict_json import JsonLimits, loads
+
+RECORD_LIMITS = JsonLimits(values=200_000, string=10_000)
+"""A record file may hold a whole simulated clip (its events and geometry), far more than a body."""
 
 
 def register(subparsers: Any) -> None:
@@ -33,17 +37,16 @@ def register(subparsers: Any) -> None:
 def read_record_file(name: str) -> Any:
     """Parse the JSON of ``name`` (``-`` is standard input) or raise a one-line RecordError."""
     try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+        if name == "-":
+            stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes, so bad UTF-8 is our one line
+            text = stdin.read()
+        else:
+            text = Path(name).read_bytes()
     except FileNotFoundError:
         raise RecordError(f"no such file {name!r}: give the path of a match record, or - for stdin") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise RecordError(f"cannot read {name!r}: {error}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise RecordError(
-            f"{name!r} is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg})"
-        ) from None
+    except OSError as error:
+        raise RecordError(f"cannot read {name!r}: {error.strerror or error}") from None
+    return loads(text, what=repr(name), limits=RECORD_LIMITS, error=RecordError)
 
 
 def run(args: argparse.Namespace) -> int:

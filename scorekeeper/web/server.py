@@ -138,7 +138,7 @@ class _Task(WSGITask):
         environ: dict[str, Any] = super().get_environment()
         channel = self.channel
         # Closing runs on the server's loop thread (its trigger), never under a worker's feet.
-        environ[HANG_UP] = lambda: channel.server.pull_trigger(channel.handle_close)
+        environ[HANG_UP] = lambda: channel.server.trigger.pull_trigger(channel.handle_close)
         return environ
 
 
