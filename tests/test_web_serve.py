@@ -162,15 +162,22 @@ def test_a_thousand_half_open_connections_do_not_stall_the_page(tmp_path: Path) 
     if hard != resource.RLIM_INFINITY and hard < 1200:
         pytest.skip(f"this machine allows {hard} open files; the test needs 1,200")
     resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200) if hard == resource.RLIM_INFINITY else max(soft, min(hard, 1200)), hard))
-    with serving(tmp_path / "busy.db", "--pin", "4821") as (_, lines), ExitStack() as idle:
+    with serving(tmp_path / "busy.db", "--pin", "4821") as (server, lines), ExitStack() as idle:
         url = page_url(lines)
         port = int(url.rsplit(":", 1)[1].strip("/"))
+        threads_idle = threads_of(server.pid)
         for _ in range(1000):  # each starts a request and never finishes its headers
             conn = idle.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))
             conn.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         time.sleep(0.5)
-        with urllib.request.urlopen(url + "api/state", timeout=5) as response:  # werkzeug's: no answer
+        with urllib.request.urlopen(url + "api/state", timeout=5) as response:
             assert json.loads(response.read())["seq"] == 0
+        assert threads_of(server.pid) <= threads_idle + 2, "an unfinished request holds no thread"
+
+
+def threads_of(pid: int) -> int:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(re.search(r"^Threads:\s+(\d+)", status, re.MULTILINE).group(1))  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(

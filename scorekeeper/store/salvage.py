@@ -2,8 +2,9 @@
 
 SQLite answers "database disk image is malformed" to every query that touches a damaged page, so a
 file with garbage in its middle would fail its tables forever. :func:`salvage` moves the damaged
-file aside (kept for whoever wants to look), reads every row it still can, walking past the damage
-key by key, and writes them into a fresh file at the old path. The store then checks each row as
+file aside (kept for whoever wants to look), reads every row it still can (in key order up to the
+damage, stepping past it key by key, and from the far end back to it), and writes them into a fresh
+file at the old path. The store then checks each row as
 it does at every open.
 """
 
@@ -30,6 +31,34 @@ def _scan(conn: sqlite3.Connection, after: tuple[str, int]) -> tuple[list[tuple]
     return rows, True
 
 
+def _scan_back(conn: sqlite3.Connection) -> tuple[list[tuple], bool]:
+    rows: list[tuple] = []
+    try:
+        for row in conn.execute(f"{_ROW} ORDER BY table_id DESC, seq DESC"):
+            rows.append(row)
+    except sqlite3.DatabaseError:
+        return rows, False
+    return rows, True
+
+
+def _step_over(
+    conn: sqlite3.Connection, after: tuple[str, int], last_start: tuple[str, int], found: dict[tuple[str, int], tuple]
+) -> tuple[str, int] | None:
+    """A key past the damage after ``after`` that reads, always beyond ``last_start`` (so the walk
+    ends), or None when none is found within reach."""
+    for jump in _JUMPS:
+        probe = (after[0], after[1] + jump)
+        if probe <= last_start:
+            continue
+        try:
+            rows = conn.execute(f"{_ROW} WHERE table_id = ? AND seq = ?", probe).fetchall()
+        except sqlite3.DatabaseError:
+            continue
+        found.update(((row[0], row[1]), row) for row in rows)
+        return probe
+    return None
+
+
 def _tables(conn: sqlite3.Connection) -> list[str]:
     try:
         return [row[0] for row in conn.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
@@ -44,7 +73,7 @@ def read_what_remains(path: Path) -> list[tuple]:
         found: dict[tuple[str, int], tuple] = {}
         starts = [("", 0)] + [(table, 0) for table in _tables(conn)]
         for start in starts:
-            after = start
+            after, last_start = start, start
             while True:
                 rows, clean = _scan(conn, after)
                 found.update(((row[0], row[1]), row) for row in rows)
@@ -52,16 +81,12 @@ def read_what_remains(path: Path) -> list[tuple]:
                     after = (rows[-1][0], rows[-1][1])
                 if clean:
                     break
-                for jump in _JUMPS:  # step over the damage
-                    probe = (after[0], after[1] + jump)
-                    try:
-                        conn.execute(f"{_ROW} WHERE table_id = ? AND seq = ?", probe).fetchall()
-                    except sqlite3.DatabaseError:
-                        continue
-                    after = (probe[0], probe[1] - 1)
+                resume = _step_over(conn, after, last_start, found)
+                if resume is None:
                     break
-                else:
-                    break
+                after = last_start = resume
+        backward, _ = _scan_back(conn)  # the rows past the damage, read from the far end
+        found.update(((row[0], row[1]), row) for row in backward)
         return [found[key] for key in sorted(found)]
     finally:
         conn.close()
