@@ -15,13 +15,14 @@ from scorekeeper.store.events import DoubtRaised
 from scorekeeper.store.fold import Folded, Match
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=32)  # each write makes a new record: a long memory here only holds dead states
 def _replay_text(record_text: str) -> dict[str, Any]:
     return replay_record(json.loads(record_text))
 
 
 def replay(record: dict[str, Any]) -> dict[str, Any]:
-    """The engine's replay of ``record``, memoised: finished matches replay once per process."""
+    """The engine's replay of ``record``, memoised for a record asked for again (an undo, the
+    readers of one write); finished matches keep their history line on the match itself."""
     return copy.deepcopy(_replay_text(json.dumps(record, sort_keys=True)))
 
 

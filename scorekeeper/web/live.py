@@ -70,6 +70,8 @@ class Hub:
         self.queue_size = queue_size
         self.dropped = 0
         """Streams dropped for not reading, since the start."""
+        self.on_stream_end: Callable[[int], None] | None = None
+        """Told how many streams are still open whenever one ends (the server shrinks its workers)."""
         self._changed = threading.Condition()
         self._version = 0
         self._subscribers: set[_Subscriber] = set()
@@ -159,13 +161,16 @@ class Hub:
             if self._watcher is None or not self._watcher.is_alive():
                 self._watcher = threading.Thread(target=self._watch, name="scorekeeper-watch", daemon=True)
                 self._watcher.start()
-            return subscriber
+        return subscriber
 
     def _leave(self, subscriber: _Subscriber) -> None:
         with self._changed:
             self._subscribers.discard(subscriber)
             if subscriber.dropped:
                 self.dropped += 1
+            count = len(self._subscribers)
+        if self.on_stream_end is not None:
+            self.on_stream_end(count)
 
     def _watch(self) -> None:
         # Runs while someone listens; a fresh thread starts with the next subscriber.

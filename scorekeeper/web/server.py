@@ -5,12 +5,15 @@ page in a thread beside the camera). Waitress rather than Werkzeug's development
 requests on one event loop, so a connection that never finishes its headers costs a socket, not a
 thread, and is closed after ``channel_timeout``; it caps open connections; it is pure Python (no
 compiler on the café's laptop) and speaks plain WSGI, so the Flask app is unchanged. Each open event
-stream holds one of its worker threads, so there are ``max_streams`` of them plus a few for the
-other requests, and the hub refuses streams beyond that (the page then polls).
+stream holds one of its worker threads, so the pool grows by one thread per open stream and shrinks
+when it closes (an ended thread gives its stack back, a parked one would not), up to ``max_streams``;
+the hub refuses streams beyond that (the page then polls).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import errno
 import ipaddress
 import logging
@@ -23,7 +26,7 @@ from typing import Any
 
 from waitress.channel import HTTPChannel
 from waitress.server import create_server
-from waitress.task import WSGITask
+from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from scorekeeper.errors import ScorekeeperError
 from scorekeeper.web.live import HANG_UP
@@ -48,7 +51,7 @@ class ServerLimits:
     accepting until some close."""
     max_streams: int = 256
     """Event streams open at once, one worker thread each."""
-    outbuf_high_watermark: int = 1 << 20
+    outbuf_high_watermark: int = 16 << 10
     """Bytes queued for one connection before its worker waits for the phone to read."""
     max_request_header_size: int = 16 << 10
     max_request_body_size: int = 1 << 20
@@ -133,12 +136,97 @@ def _open_file_limit(wanted: int) -> int:
     return int(soft)
 
 
+ACCEPT_BATCH = 64
+
+
+def _accept_in_batches(server: Any, *, limit: int) -> Callable[[], None]:
+    """Waitress accepts one connection per turn of its loop, and each turn visits every open
+    connection: behind 1,000 sockets a phone would wait for 1,000 turns. Accept up to
+    ``ACCEPT_BATCH`` at a time instead."""
+    accept_one = server.handle_accept
+
+    def accept() -> None:
+        for _ in range(ACCEPT_BATCH):
+            before = len(server._map)
+            accept_one()
+            if len(server._map) == before or len(server._map) >= limit:
+                return  # nothing was waiting (or the cap is reached)
+
+    return accept
+
+
+_M_ARENA_MAX = -8
+
+
+def _libc() -> Any:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+
+
+def share_malloc_arenas() -> None:
+    """One glibc malloc arena per worker thread (up to 8 per core) keeps each thread's freed
+    buffers to itself; two shared arenas let what one stream freed serve the next."""
+    try:
+        _libc().mallopt(_M_ARENA_MAX, 2)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+def give_memory_back() -> None:
+    """Ask glibc to return the free pages of every malloc arena to the system: the buffers of 200
+    phones that went away are free, but sit inside per-thread arenas the process would keep."""
+    try:
+        _libc().malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc: nothing to ask
+        pass
+
+
+class _GrowingDispatcher(ThreadedTaskDispatcher):  # type: ignore[misc]
+    """Waitress's worker pool, grown by a thread whenever a request would wait (each open event
+    stream holds one) up to ``most``, and shrunk back as streams close: an ended thread gives its
+    stack and buffers back, a parked one would keep them."""
+
+    def __init__(self, *, spare: int, most: int) -> None:
+        super().__init__()
+        self.spare = spare
+        self.most = most
+        self.set_thread_count(spare)
+
+    def _running(self) -> int:
+        return len(self.threads) - self.stop_count
+
+    def add_task(self, task: Any) -> None:
+        with self.lock:
+            idle = self._running() - self.active_count
+            grow = len(self.queue) >= idle and self._running() < self.most
+            running = self._running()
+        if grow:
+            self.set_thread_count(running + 1)
+        super().add_task(task)
+
+    def shrink_to(self, busy: int) -> None:
+        """``busy`` threads are held by streams: keep them and ``spare`` more."""
+        with self.lock:
+            running = self._running()
+            waiting = len(self.queue)
+        if not waiting and running > busy + self.spare:
+            self.set_thread_count(busy + self.spare)
+        if busy == 0:
+            give_memory_back()
+
+
 class _Task(WSGITask):
     def get_environment(self) -> dict[str, Any]:
         environ: dict[str, Any] = super().get_environment()
         channel = self.channel
-        # Closing runs on the server's loop thread (its trigger), never under a worker's feet.
-        environ[HANG_UP] = lambda: channel.server.trigger.pull_trigger(channel.handle_close)
+
+        def hang_up() -> None:
+            # Closing runs on the server's loop thread (its trigger), never under a worker's feet.
+            try:
+                channel.server.trigger.pull_trigger(channel.handle_close)
+            except OSError:  # the server is stopping: the connection closes with it
+                pass
+
+        environ[HANG_UP] = hang_up
         return environ
 
 
@@ -189,11 +277,13 @@ class PageServer:
 def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | None = None) -> PageServer:
     limits = limits or ServerLimits()
     listener = listen(host, port)
+    share_malloc_arenas()
     connections = min(limits.connection_limit, _open_file_limit(limits.connection_limit + 256) - 128)
+    workers = _GrowingDispatcher(spare=SPARE_THREADS, most=limits.max_streams + SPARE_THREADS)
     server = create_server(
         app,
+        _dispatcher=workers,
         sockets=[listener],
-        threads=limits.max_streams + SPARE_THREADS,
         connection_limit=max(connections, 16),
         channel_timeout=limits.channel_timeout,
         cleanup_interval=max(1, limits.channel_timeout // 4),
@@ -205,6 +295,7 @@ def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | N
         clear_untrusted_proxy_headers=True,
     )
     server.channel_class = _Channel
+    server.handle_accept = _accept_in_batches(server, limit=max(connections, 16))
     logging.getLogger("waitress").setLevel(logging.ERROR)  # not a line per phone that walks away
     bound = listener.getsockname()[1]
     shown = lan_address() if host in ("0.0.0.0", "::") else host
@@ -217,6 +308,7 @@ def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | N
         hub = getattr(app, "extensions", {}).get("scorekeeper.hub")
         if hub is not None:
             hub.max_streams = limits.max_streams
+            hub.on_stream_end = workers.shrink_to
             page.on_stop.append(hub.close)
     return page
 
