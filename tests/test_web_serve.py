@@ -154,7 +154,7 @@ def test_a_host_the_server_did_not_print_is_refused(tmp_path: Path) -> None:
             conn.sendall(f"GET /api/state HTTP/1.0\r\nHost: {host}:{port}\r\n\r\n".encode())
             reply = conn.recv(200).decode()
             conn.close()
-            assert reply.startswith(f"HTTP/1.0 {status}") or reply.startswith(f"HTTP/1.1 {status}"), (host, reply)
+            assert reply.startswith((f"HTTP/1.0 {status}", f"HTTP/1.1 {status}")), (host, reply)
 
 
 def test_a_thousand_half_open_connections_do_not_stall_the_page(tmp_path: Path) -> None:

@@ -136,7 +136,7 @@ def _parse_dismissed(data: Any, where: str) -> frozenset[tuple[int, int]]:
     found = set()
     for entry in data:
         if isinstance(entry, Mapping) and set(entry) - {"trick", "seat"}:
-            unknown = sorted(map(str, set(entry) - {"trick", "seat"}))[0]
+            unknown = min(map(str, set(entry) - {"trick", "seat"}))
             raise RecordError(f"{where}: dismissed renúncia has unknown key {unknown!r}: it has trick and seat, like {example}")
         trick = entry.get("trick") if isinstance(entry, Mapping) else None
         seat = entry.get("seat") if isinstance(entry, Mapping) else None

@@ -16,7 +16,6 @@ from flask import Blueprint, Response, current_app, jsonify, request, stream_wit
 from werkzeug.exceptions import HTTPException
 
 from scorekeeper.errors import ScorekeeperError
-from scorekeeper.strict_json import loads
 from scorekeeper.store import (
     CardCorrected,
     CardPlayed,
@@ -35,6 +34,7 @@ from scorekeeper.store import (
     check_table_id,
     event_to_json,
 )
+from scorekeeper.strict_json import loads
 from scorekeeper.web.auth import pin_required
 from scorekeeper.web.db import get_hub, get_store, table_state
 from scorekeeper.web.live import HANG_UP, StreamsFull
