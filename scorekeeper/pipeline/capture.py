@@ -50,23 +50,32 @@ class SourceSpec:
         return f"stream {self.text}" if self.is_url else f"video file {self.text}"
 
 
-_STILL_FORMATS = frozenset({"PNG", "JPEG", "BMP", "GIF", "TIFF", "WEBP", "PPM", "ICO", "JPEG2000", "TGA"})
+_STILL_SIGNATURES: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"), (b"GIF87a", "GIF"), (b"GIF89a", "GIF"),
+    (b"BM", "BMP"), (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"),
+)
+
+
+def _still_image_kind(head: bytes) -> str | None:
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WebP"
+    return next((kind for signature, kind in _STILL_SIGNATURES if head.startswith(signature)), None)
 
 
 def _refuse_still_image(path: Path) -> None:
-    """OpenCV opens a PNG or a JPEG as a one-frame video; a table needs a video of the game."""
-    from PIL import Image, UnidentifiedImageError
-
+    """OpenCV opens a PNG or a JPEG as a one-frame video; a table needs a video of the game.
+    (The first bytes tell, whatever the name says; Pillow is not asked, since a training library
+    loaded in the same process may have wrapped its ``Image.open``.)"""
     try:
-        with Image.open(path) as image:
-            kind = image.format or ""
-    except (UnidentifiedImageError, OSError, ValueError):
-        return  # not an image Pillow knows: let OpenCV try it as a video
-    if kind not in _STILL_FORMATS:  # Pillow also reads the first frame of an MPEG video
-        return
-    raise SourceError(
-        f"{str(path)!r} is a still {kind} image, not a video: give a video file, a camera index (0) or a stream URL"
-    )
+        with path.open("rb") as file:
+            head = file.read(16)
+    except OSError:
+        return  # OpenCV says what is wrong with it
+    kind = _still_image_kind(head)
+    if kind is not None:
+        raise SourceError(
+            f"{str(path)!r} is a still {kind} image, not a video: give a video file, a camera index (0) or a stream URL"
+        )
 
 
 def open_capture(spec: SourceSpec | str) -> Any:
