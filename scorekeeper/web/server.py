@@ -55,6 +55,8 @@ class ServerLimits:
     """Bytes queued for one connection before its worker waits for the phone to read."""
     max_request_header_size: int = 16 << 10
     max_request_body_size: int = 1 << 20
+    send_buffer: int | None = None
+    """The kernel's send buffer per connection (None: the system's, which grows to megabytes)."""
 
 
 def check_port(port: int) -> int:
@@ -295,6 +297,9 @@ def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | N
         clear_untrusted_proxy_headers=True,
     )
     server.channel_class = _Channel
+    if limits.send_buffer:  # waitress sets these on every connection it accepts
+        server.adj.socket_options = [*server.adj.socket_options,
+                                     (socket.SOL_SOCKET, socket.SO_SNDBUF, limits.send_buffer)]
     server.handle_accept = _accept_in_batches(server, limit=max(connections, 16))
     logging.getLogger("waitress").setLevel(logging.ERROR)  # not a line per phone that walks away
     bound = listener.getsockname()[1]
