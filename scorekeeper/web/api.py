@@ -83,6 +83,8 @@ BODY_FIELDS: dict[str, tuple[str, ...] | None] = {
     "undo": ("expect",),
     "renuncia": ("decision", "deal", "trick", "seat", "expect"),
     "match": ("rules", "expect"),
+    "doubt": ("doubt", "card", "expect"),
+    "name": ("seat", "name", "expect"),
     "rules": None,  # the rules themselves, checked by the engine (an unknown rule is refused)
     "record": None,  # a match record, checked by the engine's parser
 }
@@ -279,7 +281,7 @@ def renuncia(table: str | None) -> Response:
 def settle_doubt(table: str | None) -> Response:
     """The table's answer to an open doubt: ``{"doubt": 12, "card": "5S"}`` (one of its options,
     which corrects that play) or ``"card": null`` (leave the play as recorded)."""
-    data = body()
+    data = body("doubt")
     example = '{"doubt": 12, "card": "5S"} (the seq of an open doubt, one of its options or null)'
     unknown = sorted(set(data) - {"doubt", "card", "expect"})
     if unknown:
@@ -304,7 +306,7 @@ def new_match(table: str | None) -> Response:
 @route("name", methods=["POST"])
 @pin_required
 def name(table: str | None) -> Response:
-    data = body()
+    data = body("name")
     unknown = sorted(set(data) - {"seat", "name", "expect"})
     if unknown:
         raise StoreError(f"unknown field {unknown[0]!r}: send {{\"seat\": 0, \"name\": \"Ana\"}}")
