@@ -61,7 +61,8 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, server: tuple[str, Store]) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  bypass_csp=True)  # Playwright evaluates its waits as strings; the page itself runs under the CSP in test_web_robust
     yield context.new_page()
     context.close()
 
@@ -219,7 +220,8 @@ def test_an_evening_at_the_cafe_on_a_phone(browser: Any, tmp_path: Path) -> None
     store = Store.open(database)
     turned, plays = legal_deal(31)
     store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays[:6]))
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  bypass_csp=True)  # Playwright evaluates its waits as strings; the page itself runs under the CSP in test_web_robust
     page = context.new_page()
     try:
         page.goto(base + "/")

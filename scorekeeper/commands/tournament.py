@@ -92,7 +92,8 @@ def serve_command(args: argparse.Namespace) -> int:
 
     from scorekeeper.tournament.app import create_tournament_app
     from scorekeeper.tournament.standings import Scoring, TournamentError
-    from scorekeeper.web.server import lan_address, listen, new_pin
+    from scorekeeper.web.server import lan_address, listen
+    from scorekeeper.web.table_pin import new_pin
 
     _check_dsn(args.db)
     scoring = None
