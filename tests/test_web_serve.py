@@ -24,10 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
-def serving(database: Path, *options: str) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+def serving(database: Path, *options: str, qr: bool = False) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """``scorekeeper serve`` on a free port, with the lines it printed up to its Ctrl-C hint."""
     process = subprocess.Popen(
         [sys.executable, "-m", "scorekeeper", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--db", str(database), "--no-qr", *options],
+         "--db", str(database), *([] if qr else ["--no-qr"]), *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
@@ -49,26 +50,8 @@ def serving(database: Path, *options: str) -> Iterator[tuple[subprocess.Popen[st
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "scorekeeper", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--db", str(tmp_path / "serve.db")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert process.stdout is not None
-    lines: list[str] = []
-    for line in process.stdout:
-        lines.append(line.rstrip("\n"))
-        if line.startswith("Ctrl-C"):
-            break
-    try:
-        yield process, lines
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        assert process.stdout is not None and process.stderr is not None
-        process.stdout.close()
-        process.stderr.close()
+    with serving(tmp_path / "serve.db", qr=True) as started:
+        yield started
 
 
 def page_url(lines: list[str]) -> str:
