@@ -74,25 +74,11 @@ def pick_thresholds(rows: Sequence[dict[str, Any]], *, min_precision: float = MI
 
 
 def corner_log_probs(reader: Any, images: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Log-probabilities (at the reader's temperature) and labels of every labelled Sueca corner."""
-    import cv2
+    """Log-probabilities (at temperature 1) and labels of every labelled Sueca corner."""
+    from scorekeeper.vision.evaluate import labelled_corner_probs
 
-    from scorekeeper.rules.cards import DECK
-
-    parts, labels = [], []
-    for item in images:
-        frame = cv2.imread(str(item.path))
-        if frame is None:
-            continue
-        boxes = [tuple(float(v) for v in b) for b, c in zip(item.boxes, item.classes) if c < len(DECK)]
-        if not boxes:
-            continue
-        probs = reader.classify_crops([reader.crop(frame, b) for b in boxes])
-        parts.append(np.log(np.maximum(probs.astype(np.float64), 1e-12)) * reader.config.temperature)
-        labels += [int(c) for c in item.classes if c < len(DECK)]
-    if not parts:
-        return np.zeros((0, 41)), np.zeros((0,), np.int64)
-    return np.concatenate(parts), np.asarray(labels, np.int64)
+    probs, labels = labelled_corner_probs(reader, images)
+    return np.log(np.maximum(probs.astype(np.float64), 1e-12)) * reader.config.temperature, labels
 
 
 def choose_on(model_dir: Path, images: Sequence[Any], *, on: str,

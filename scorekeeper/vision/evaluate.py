@@ -462,29 +462,34 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
 CALIBRATION_BINS = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 1.0)
 
 
-def measure_calibration(reader: CardReader, images: Iterable[LabelledImage]) -> dict[str, Any]:
-    """How often the classifier's top card is right at each confidence, on the labelled Sueca
-    corners: per bin of :data:`CALIBRATION_BINS` the crops, their mean confidence and the share
-    right, and the expected calibration error (0 when a 0.8 is right 8 times in 10)."""
+def labelled_corner_probs(reader: CardReader, images: Iterable[LabelledImage]) -> tuple[np.ndarray, np.ndarray]:
+    """The classifier's probabilities (N x 41) on every labelled Sueca corner, and their labels (N)."""
     import cv2
 
-    confidences: list[float] = []
-    right: list[bool] = []
+    parts: list[np.ndarray] = []
+    labels: list[int] = []
     for item in images:
         frame = cv2.imread(str(item.path))
         if frame is None:
             continue
         boxes = [tuple(float(v) for v in b) for b, c in zip(item.boxes, item.classes) if c < len(DECK)]
-        labels = [int(c) for c in item.classes if c < len(DECK)]
         if not boxes:
             continue
-        probs = reader.classify_crops([reader.crop(frame, b) for b in boxes])  # type: ignore[arg-type]
-        for p, label in zip(probs, labels):
-            top = int(np.argmax(p))
-            confidences.append(float(p[top]))
-            right.append(top == label)
-    conf = np.asarray(confidences)
-    ok = np.asarray(right, dtype=np.float64)
+        parts.append(reader.classify_crops([reader.crop(frame, b) for b in boxes]))  # type: ignore[arg-type]
+        labels += [int(c) for c in item.classes if c < len(DECK)]
+    if not parts:
+        return np.zeros((0, len(DECK) + 1), np.float32), np.zeros((0,), np.int64)
+    return np.concatenate(parts), np.asarray(labels, np.int64)
+
+
+def measure_calibration(reader: CardReader, images: Iterable[LabelledImage]) -> dict[str, Any]:
+    """How often the classifier's top card is right at each confidence, on the labelled Sueca
+    corners: per bin of :data:`CALIBRATION_BINS` the crops, their mean confidence and the share
+    right, and the expected calibration error (0 when a 0.8 is right 8 times in 10)."""
+    probs, labels = labelled_corner_probs(reader, images)
+    top = probs.argmax(axis=1) if len(probs) else np.zeros((0,), np.int64)
+    conf = probs.max(axis=1).astype(np.float64) if len(probs) else np.zeros((0,))
+    ok = (top == labels).astype(np.float64)
     bins = []
     ece = 0.0
     for low, high in itertools.pairwise(CALIBRATION_BINS):
