@@ -14,7 +14,7 @@ from scorekeeper.errors import ModelError
 from scorekeeper.paths import user_data_dir, user_models_dir
 from scorekeeper.training.adapt import is_better
 from scorekeeper.training.jobs import running_jobs, write_progress
-from scorekeeper.vision.evaluate import card_f1
+from scorekeeper.vision.metrics import card_f1
 from scorekeeper.vision.reader import CardReader
 from scorekeeper.vision.registry import (
     DEFAULT_MODEL,

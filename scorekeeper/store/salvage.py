@@ -11,6 +11,7 @@ it does at every open.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -92,9 +93,10 @@ def read_what_remains(path: Path) -> list[tuple]:
         conn.close()
 
 
-def salvage(path: Path) -> tuple[int, Path]:
+def salvage(path: Path, *, create_empty: Callable[[Path], object]) -> tuple[int, Path]:
     """Move the damaged ``path`` aside and rebuild it from the rows that remain: (rows kept, where
-    the damaged file went)."""
+    the damaged file went). ``create_empty(path)`` writes an empty store there: the schema lives
+    with the store, which calls this."""
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     damaged = path.with_name(f"{path.name}.damaged-{stamp}")
     for suffix in ("", "-wal", "-shm"):
@@ -105,9 +107,7 @@ def salvage(path: Path) -> tuple[int, Path]:
         rows = read_what_remains(damaged)
     except sqlite3.DatabaseError:
         rows = []
-    from scorekeeper.store.sqlite import Store  # the schema lives with the store
-
-    Store(path, check=False)
+    create_empty(path)
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")

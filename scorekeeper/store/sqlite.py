@@ -177,7 +177,7 @@ class Store:
             conn.close()
         if problems == ["ok"]:
             return
-        kept, damaged = salvage(self.path)
+        kept, damaged = salvage(self.path, create_empty=lambda path: Store(path, check=False))
         self._file_repairs.append(Repair(
             table_id="*", seq=None,
             reason=f"was damaged ({problems[0]}): {kept} events were read back, the damaged copy is {str(damaged)!r}",

@@ -80,7 +80,7 @@ class AdaptResult:
 
 def is_better(before: dict[str, float], after: dict[str, float], *, margin: float = 0.005) -> bool:
     """The adapted model replaces the default only if its card F1 is higher by more than noise."""
-    from scorekeeper.vision.evaluate import card_f1
+    from scorekeeper.vision.metrics import card_f1
 
     return card_f1(after) > card_f1(before) + margin
 
@@ -220,7 +220,7 @@ def install(plan: AdaptPlan, staging: Path, record: dict[str, Any]) -> Path:
 def adapt(plan: AdaptPlan, *, progress: Progress | None = None,
           log: Callable[[str], None] = print) -> AdaptResult:
     """The whole adaptation; the default model changes only if the new one measures better."""
-    from scorekeeper.vision.evaluate import card_f1
+    from scorekeeper.vision.metrics import card_f1
     from scorekeeper.vision.registry import set_active_model
 
     minutes: dict[str, float] = {}

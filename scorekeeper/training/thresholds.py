@@ -64,7 +64,7 @@ def pick_thresholds(rows: Sequence[dict[str, Any]], *, min_precision: float = MI
     >>> pick_thresholds(rows)["card_recall"]
     0.7
     """
-    from scorekeeper.vision.evaluate import card_f1
+    from scorekeeper.vision.metrics import card_f1
 
     good = [r for r in rows if r["card_precision"] == r["card_precision"]
             and r["card_precision"] >= min_precision]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import statistics
 import time
 from collections.abc import Collection, Iterable, Iterator
@@ -31,7 +30,17 @@ import numpy as np
 
 from scorekeeper.rules.cards import DECK, card_from_index
 from scorekeeper.vision.boxes import iou_matrix
-from scorekeeper.vision.reader import CardReader
+from scorekeeper.vision.metrics import (
+    FALSE_CARD_KINDS,
+    SUITS,
+    average_precision,
+    best_f1_threshold,
+    false_card_kind,
+    match_by_score,
+    suit_read_as,
+)
+from scorekeeper.vision.reader import CardReader, IndexReading, combine_indices
+from scorekeeper.vision.webcam_scale import write_webcam_scale_view
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 NOT_SUECA_IDS = range(40, 54)
@@ -91,44 +100,6 @@ def read_yolo_labels(label_path: Path, width: int, height: int) -> tuple[np.ndar
     return classes, boxes
 
 
-def _match(pred: np.ndarray, scores: np.ndarray, gt: np.ndarray, ignore: np.ndarray,
-           iou: float = 0.5) -> tuple[list[tuple[float, int]], int]:
-    """Greedy matching by score: (score, 1 TP / 0 FP) per counted prediction, and the GT count."""
-    order = np.argsort(-scores)
-    taken = np.zeros(len(gt), bool)
-    overlaps = iou_matrix(pred[order], gt) if len(gt) else np.zeros((len(order), 0))
-    ignore_overlaps = iou_matrix(pred[order], ignore) if len(ignore) else np.zeros((len(order), 0))
-    out: list[tuple[float, int]] = []
-    for row, k in enumerate(order):
-        if overlaps.shape[1]:
-            candidates = np.where(~taken & (overlaps[row] >= iou))[0]
-            if len(candidates):
-                best = candidates[np.argmax(overlaps[row, candidates])]
-                taken[best] = True
-                out.append((float(scores[k]), 1))
-                continue
-        if ignore_overlaps.shape[1] and ignore_overlaps[row].max() >= iou:
-            continue
-        out.append((float(scores[k]), 0))
-    return out, len(gt)
-
-
-def average_precision(matches: list[tuple[float, int]], total: int) -> float:
-    """Area under the interpolated precision-recall curve (COCO-style 101 points)."""
-    if total == 0:
-        return float("nan")
-    if not matches:
-        return 0.0
-    matches = sorted(matches, key=lambda m: -m[0])
-    hits = np.cumsum([m[1] for m in matches])
-    precision = hits / np.arange(1, len(matches) + 1)
-    recall = hits / total
-    envelope = np.maximum.accumulate(precision[::-1])[::-1]
-    points = np.linspace(0, 1, 101)
-    idx = np.searchsorted(recall, points, side="left")
-    return float(np.mean([envelope[i] if i < len(envelope) else 0.0 for i in idx]))
-
-
 def measure_detector(reader: CardReader, images: Iterable[LabelledImage]) -> dict[str, float]:
     """Stage 1 on Sueca indices: AP50 (scores down to 0.01), recall and precision at index_conf."""
     import cv2
@@ -144,11 +115,11 @@ def measure_detector(reader: CardReader, images: Iterable[LabelledImage]) -> dic
         boxes, scores = reader.detect_indices(frame, conf=0.01)
         gt = item.boxes[item.sueca]
         ignore = item.boxes[~item.sueca]
-        matches, n = _match(boxes, scores, gt, ignore)
+        matches, n = match_by_score(boxes, scores, gt, ignore)
         all_matches += matches
         total += n
     conf = reader.config.index_conf
-    best_f1, best_conf = _best_f1(all_matches, total)
+    best_f1, best_conf = best_f1_threshold(all_matches, total)
     kept = [m for m in all_matches if m[0] >= conf]
     tp = sum(m[1] for m in kept)
     return {
@@ -161,19 +132,6 @@ def measure_detector(reader: CardReader, images: Iterable[LabelledImage]) -> dic
         "best_f1": round(best_f1, 4),
         "best_f1_conf": round(best_conf, 4),
     }
-
-
-def _best_f1(matches: list[tuple[float, int]], total: int) -> tuple[float, float]:
-    """The detector threshold with the best F1 (to set ``index_conf`` from synthetic data)."""
-    if not matches or total == 0:
-        return 0.0, 0.0
-    ordered = sorted(matches, key=lambda m: -m[0])
-    hits = np.cumsum([m[1] for m in ordered])
-    precision = hits / np.arange(1, len(ordered) + 1)
-    recall = hits / total
-    f1 = 2 * precision * recall / np.maximum(precision + recall, 1e-9)
-    best = int(np.argmax(f1))
-    return float(f1[best]), float(ordered[best][0])
 
 
 def measure_classifier(reader: CardReader, images: Iterable[LabelledImage]) -> dict[str, float]:
@@ -222,28 +180,6 @@ def measure_classifier(reader: CardReader, images: Iterable[LabelledImage]) -> d
     return result
 
 
-FALSE_CARD_KINDS = ("rank_slip", "suit_slip", "with_non_sueca", "other")
-"""How a reported card that is not in the photo relates to what is: another rank of a suit present,
-another suit of a rank present, a photo that also holds an 8, 9, 10 or joker, or none of these."""
-
-
-def false_card_kind(card: str, truth: set[str], *, non_sueca_present: bool = False) -> str:
-    """Which of :data:`FALSE_CARD_KINDS` a falsely reported ``card`` is (notation like ``"7H"``).
-
-    >>> false_card_kind("6D", {"JD"}), false_card_kind("JS", {"JD"}), false_card_kind("2C", {"JD"})
-    ('rank_slip', 'suit_slip', 'other')
-    >>> false_card_kind("2C", {"JD"}, non_sueca_present=True)
-    'with_non_sueca'
-    """
-    if non_sueca_present:
-        return "with_non_sueca"
-    if any(present[-1] == card[-1] for present in truth):
-        return "rank_slip"
-    if any(present[:-1] == card[:-1] for present in truth):
-        return "suit_slip"
-    return "other"
-
-
 def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *,
                   non_sueca_images: Collection[Path] = ()) -> dict[str, Any]:
     """End to end: per-image sets of cards reported vs present, summed over images, and the false
@@ -284,27 +220,6 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *
     }
 
 
-SUITS = ("H", "S", "D", "C")
-"""Suit letters in the order the figures list them (copas, espadas, ouros, paus)."""
-
-
-def suit_read_as(card: str, seen: set[str], truth: set[str]) -> str:
-    """How a present ``card`` came out: its own suit letter when read, another suit's letter when
-    that suit's card of the same rank was reported instead (and is not itself present), else
-    ``missed``.
-
-    >>> suit_read_as("5C", {"5S"}, {"5C"}), suit_read_as("5C", {"5C"}, {"5C"}), suit_read_as("5C", set(), {"5C"})
-    ('S', 'C', 'missed')
-    """
-    if card in seen:
-        return card[-1]
-    for suit in SUITS:
-        other = card[:-1] + suit
-        if other != card and other in seen and other not in truth:
-            return suit
-    return "missed"
-
-
 def measure_card_stages(reader: CardReader, images: Iterable[LabelledImage],
                         iou: float = 0.5) -> dict[str, float]:
     """Which stage loses each labelled Sueca card. A card is *found* when a detector box overlaps
@@ -336,14 +251,6 @@ def measure_card_stages(reader: CardReader, images: Iterable[LabelledImage],
     return {"cards": total, "found": share(found_named + found_only), "named": share(found_named + named_only),
             "found_and_named": share(found_named), "found_not_named": found_only,
             "named_not_found": named_only, "neither": neither}
-
-
-def card_f1(figures: dict[str, Any]) -> float:
-    """F1 of :func:`measure_cards`' precision and recall; 0 when either is missing or undefined."""
-    p, r = figures.get("card_precision"), figures.get("card_recall")
-    if p is None or r is None or math.isnan(p) or math.isnan(r) or p + r == 0:
-        return 0.0
-    return 2 * p * r / (p + r)
 
 
 def _realcards_manifest(root: Path) -> Iterator[dict[str, Any]]:
@@ -440,8 +347,6 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
         figures["realcards_dev"] = measure_real_set(
             model, realcards, sizes=tuple(dict.fromkeys((own, *real_sizes))), limit=limit, log=log)
         if webcam_scale is not None:
-            from scorekeeper.vision.webcam_scale import write_webcam_scale_view
-
             view = write_webcam_scale_view(realcards, webcam_scale)
             figures["realcards_dev_webcam_scale"] = measure_real_set(
                 model, view, sizes=(own,), limit=limit, log=log, name="realcards-dev, webcam scale")
@@ -511,8 +416,6 @@ def sweep_thresholds(reader: CardReader, images: Iterable[tuple[Path, set[str]]]
     """
     import cv2
 
-    from scorekeeper.vision.reader import combine_indices
-
     index_confs, card_probs = list(index_confs), list(card_probs)
     lowest = min(index_confs)
     per_image = []
@@ -524,8 +427,6 @@ def sweep_thresholds(reader: CardReader, images: Iterable[tuple[Path, set[str]]]
         box_list = [tuple(float(v) for v in b) for b in boxes]
         probs = reader.classify_crops([reader.crop(frame, b) for b in box_list])  # type: ignore[arg-type]
         per_image.append((truth, box_list, scores, probs))
-    from scorekeeper.vision.reader import IndexReading
-
     rows = []
     for conf in index_confs:
         for prob in card_probs:

@@ -17,6 +17,7 @@ from typing import Any
 
 from scorekeeper.errors import ModelError
 from scorekeeper.paths import is_usable_name, user_data_dir, user_models_dir
+from scorekeeper.vision.metrics import card_f1
 
 DEFAULT_MODEL = "sueca-reader"
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
@@ -91,8 +92,6 @@ def _figures(folder: Path) -> dict[str, Any]:
             measured = [(size, row["cards"]) for size, row in data.get("realcards_dev", {}).items()
                         if "cards" in row]
             if measured:
-                from scorekeeper.vision.evaluate import card_f1
-
                 size, cards = max(measured, key=lambda item: card_f1(item[1]))
                 out["real"] = {**cards, "detector_size": size}
         except (ValueError, AttributeError, TypeError):
