@@ -347,7 +347,12 @@ def test_files_that_are_not_ours_are_refused(tmp_path: Path) -> None:
 
 
 def test_the_default_file_is_in_the_users_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCOREKEEPER_HOME", str(tmp_path / "home-of-scorekeeper"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert Store.open().path == tmp_path / "home-of-scorekeeper" / "scorekeeper.db"
+    assert (tmp_path / "home-of-scorekeeper" / "scorekeeper.db").is_file()
+    assert not (tmp_path / "data").exists()
+    monkeypatch.delenv("SCOREKEEPER_HOME")
     assert default_db_path() == tmp_path / "data" / "scorekeeper" / "scorekeeper.db"
     store = Store.open()
     assert store.path.is_file()

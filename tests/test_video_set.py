@@ -97,8 +97,9 @@ def test_the_video_command_refuses_bad_seeds_in_one_line(tmp_path: Path, capsys,
 
 
 def test_the_recipe_adds_hard_negatives_only_with_a_detector_to_mine_with(tmp_path: Path) -> None:
+    from scorekeeper.paths import shipped_models_dir
     from scorekeeper.training.recipe import Recipe, _with_negatives
-    from scorekeeper.vision.registry import DEFAULT_MODEL, shipped_models_dir
+    from scorekeeper.vision.registry import DEFAULT_MODEL
 
     build_video_set(VideoSetOptions(out=tmp_path / "video", seeds=(9102,), every=40))
     faces = (np.zeros((2, 96, 96, 3), np.uint8), np.array([0, 5]))

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "datasets" / "scenes.json"
+from scorekeeper.paths import scene_config_path
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
                        help="share of scenes with a procedural deck when --faces is given (0.5)")
     build.add_argument("--tables", type=Path, help="folder of table-top photos to mix in")
     build.add_argument("--config", type=Path, default=None,
-                       help=f"scene ranges as JSON (default {DEFAULT_CONFIG.name} if present)")
+                       help=f"scene ranges as JSON (default {scene_config_path().name} if present)")
     build.add_argument("--workers", type=int, default=2, help="processes (2)")
     build.add_argument("--overwrite", action="store_true", help="replace a data set in --out")
     build.add_argument("--contact-sheet", type=Path, metavar="PNG",
@@ -102,7 +102,8 @@ def run_build(args: argparse.Namespace) -> int:
     from scorekeeper.synth.scene import SceneConfig
     from scorekeeper.synth.tables import TableImages
 
-    config_path = args.config or (DEFAULT_CONFIG if DEFAULT_CONFIG.is_file() else None)
+    default_config = scene_config_path()
+    config_path = args.config or (default_config if default_config.is_file() else None)
     if args.config is not None and not args.config.is_file():
         raise SynthError(f"--config {str(args.config)!r} does not exist")
     scene = SceneConfig.load(config_path) if config_path else SceneConfig()

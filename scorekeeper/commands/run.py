@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
     check_tournament_options(args)
     from scorekeeper.pipeline.capture import SourceSpec
     from scorekeeper.pipeline.session import TableSession
-    from scorekeeper.store import check_table_id, default_db_path
+    from scorekeeper.paths import default_db_path
+    from scorekeeper.store import check_table_id
     from scorekeeper.tracking.geometry import load_geometry
     from scorekeeper.vision.registry import model_notice
 

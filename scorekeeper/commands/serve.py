@@ -31,7 +31,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scorekeeper.store import DEFAULT_TABLE, Store, check_table_id, default_db_path
+    from scorekeeper.paths import default_db_path
+    from scorekeeper.store import DEFAULT_TABLE, Store, check_table_id
     from scorekeeper.web import create_app
     from scorekeeper.web.server import announce, check_port, make_page_server
     from scorekeeper.web.table_pin import resolve_pin

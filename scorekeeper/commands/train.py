@@ -57,16 +57,17 @@ def run(args: argparse.Namespace) -> int:
     from scorekeeper.training import require_training_extra
 
     require_training_extra()
+    from scorekeeper.paths import shared_data_dir, shipped_models_dir
     from scorekeeper.training.classifier import ClassifierRecipe
     from scorekeeper.training.detector import DetectorRecipe
-    from scorekeeper.training.recipe import SHARED, Recipe, default_faces, run_recipe
-    from scorekeeper.vision.registry import DEFAULT_MODEL, shipped_models_dir
+    from scorekeeper.training.recipe import Recipe, default_faces, run_recipe
+    from scorekeeper.vision.registry import DEFAULT_MODEL
 
     steps = tuple(s.strip() for s in args.steps.split(",") if s.strip())
     unknown = [s for s in steps if s not in _steps()]
     if unknown:
         raise ScorekeeperError(f"unknown step {unknown[0]!r}: choose from {', '.join(_steps())}")
-    realcards = args.realcards or (SHARED / "realcards-dev")
+    realcards = args.realcards or (shared_data_dir() / "realcards-dev")
     recipe = Recipe(
         data=args.data,
         runs=args.runs,

@@ -14,15 +14,19 @@ import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+Row = tuple[Any, ...]
+"""One ``events`` row as SQLite gives it back: table_id, seq, kind, data, at."""
 
 _ROW = "SELECT table_id, seq, kind, data, at FROM events"
 _JUMPS = tuple(1 << k for k in range(17))
 """How far past a damaged row to look for the next readable one (up to 65,536 events on)."""
 
 
-def _scan(conn: sqlite3.Connection, after: tuple[str, int]) -> tuple[list[tuple], bool]:
+def _scan(conn: sqlite3.Connection, after: tuple[str, int]) -> tuple[list[Row], bool]:
     """Rows after ``after`` in key order until the first error: (rows, ended cleanly)."""
-    rows: list[tuple] = []
+    rows: list[Row] = []
     try:
         cursor = conn.execute(f"{_ROW} WHERE (table_id, seq) > (?, ?) ORDER BY table_id, seq", after)
         for row in cursor:
@@ -32,8 +36,8 @@ def _scan(conn: sqlite3.Connection, after: tuple[str, int]) -> tuple[list[tuple]
     return rows, True
 
 
-def _scan_back(conn: sqlite3.Connection) -> tuple[list[tuple], bool]:
-    rows: list[tuple] = []
+def _scan_back(conn: sqlite3.Connection) -> tuple[list[Row], bool]:
+    rows: list[Row] = []
     try:
         for row in conn.execute(f"{_ROW} ORDER BY table_id DESC, seq DESC"):
             rows.append(row)  # noqa: PERF402 - one by one: the rows before a damaged page are kept
@@ -43,7 +47,7 @@ def _scan_back(conn: sqlite3.Connection) -> tuple[list[tuple], bool]:
 
 
 def _step_over(
-    conn: sqlite3.Connection, after: tuple[str, int], last_start: tuple[str, int], found: dict[tuple[str, int], tuple]
+    conn: sqlite3.Connection, after: tuple[str, int], last_start: tuple[str, int], found: dict[tuple[str, int], Row]
 ) -> tuple[str, int] | None:
     """A key past the damage after ``after`` that reads, always beyond ``last_start`` (so the walk
     ends), or None when none is found within reach."""
@@ -67,11 +71,11 @@ def _tables(conn: sqlite3.Connection) -> list[str]:
         return []
 
 
-def read_what_remains(path: Path) -> list[tuple]:
+def read_what_remains(path: Path) -> list[Row]:
     """Every row of ``path``'s event log that can still be read, in key order."""
     conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
     try:
-        found: dict[tuple[str, int], tuple] = {}
+        found: dict[tuple[str, int], Row] = {}
         starts = [("", 0)] + [(table, 0) for table in _tables(conn)]
         for start in starts:
             after, last_start = start, start

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekeeper.errors import ScorekeeperError
+from scorekeeper.paths import default_db_path
 from scorekeeper.rules import seat_label
 from scorekeeper.store.events import (
     ConflictError,
@@ -56,12 +57,6 @@ _SCHEMA: tuple[str, ...] = (
 )
 
 Listener = Callable[[str, int], None]
-
-
-def default_db_path() -> Path:
-    """``$XDG_DATA_HOME/scorekeeper/scorekeeper.db``, else ``~/.local/share/scorekeeper/scorekeeper.db``."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "scorekeeper" / "scorekeeper.db"
 
 
 def check_table_id(table_id: str) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekeeper.errors import ScorekeeperError
+from scorekeeper.paths import demo_dir
 from scorekeeper.rules import Rules, parse_record, replay_record
 from scorekeeper.synth.geometry import random_layout
 from scorekeeper.synth.plan import DealPlan, SimulationError, plan_match
@@ -35,7 +36,6 @@ FOURCC = "mp4v"
 
 TRUTH_VERSION = 1
 
-DEMO_VIDEO = "data/demo/deal.mp4"
 """The shipped demo clip, relative to the package: one whole deal and its truth (``deal.json``),
 made by ``scorekeeper simulate --out deal.mp4 --seed 11 --fps 10 --pace 0.6 --camera mild
 --table felt`` (mild camera and felt keep it a few MB: OpenCV's MPEG-4 writer takes no bitrate)."""
@@ -258,7 +258,7 @@ def check_output(out: str | Path, *, table: str | None = None) -> Path:
 
 def demo_clip() -> tuple[Path, Path]:
     """Paths of the shipped demo video and its ground truth."""
-    video = Path(__file__).resolve().parent.parent / DEMO_VIDEO
+    video = demo_dir() / "deal.mp4"
     return video, video.with_suffix(".json")
 
 

@@ -41,7 +41,7 @@ from scorekeeper.tournament.db import PushConflict, TournamentStore
 from scorekeeper.tournament.export import write_csv
 from scorekeeper.tournament.live import TournamentHub
 from scorekeeper.tournament.standings import Game, TournamentError
-from scorekeeper.web.assets import web_dir
+from scorekeeper.paths import web_assets_dir
 from scorekeeper.web.auth import PIN_HEADER, PinGuard
 
 KEY_HEADER = "X-Scorekeeper-Key"
@@ -53,7 +53,7 @@ bp = Blueprint("tournament", __name__)
 
 
 def create_tournament_app(config: Mapping[str, Any]) -> Flask:
-    assets = web_dir()
+    assets = web_assets_dir()
     app = Flask(__name__, template_folder=str(assets / "templates"), static_folder=str(assets / "static"))
     app.config.from_mapping(
         TOURNAMENT="torneio", PIN=None, SCORING=None, HEARTBEAT=15.0, PIN_TRIES=5, PIN_LOCKOUT=60.0,

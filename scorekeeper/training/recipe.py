@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scorekeeper.paths import shared_data_dir
 from scorekeeper.training import TrainingSetupError
 from scorekeeper.training.classifier import ClassifierRecipe
 from scorekeeper.training.detector import DetectorRecipe
@@ -32,7 +33,6 @@ from scorekeeper.training.detector import DetectorRecipe
 STEPS = ("data", "detector", "classifier", "export", "evaluate")
 REAL_SIZES = (160, 256, 320)
 """Detector input sizes also measured on realcards-dev (its indices are large: ~110 px in 640)."""
-SHARED = Path(__file__).resolve().parents[3] / "shared"
 
 
 @dataclass
@@ -70,7 +70,7 @@ class Recipe:
 
 def default_faces() -> list[Path]:
     """The face packs beside the checkout (``../shared/card-faces``), when there."""
-    root = SHARED / "card-faces"
+    root = shared_data_dir() / "card-faces"
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 

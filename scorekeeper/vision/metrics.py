@@ -112,6 +112,9 @@ def suit_read_as(card: str, seen: set[str], truth: set[str]) -> str:
 def card_f1(figures: dict[str, Any]) -> float:
     """F1 of :func:`measure_cards`' precision and recall; 0 when either is missing or undefined."""
     p, r = figures.get("card_precision"), figures.get("card_recall")
-    if p is None or r is None or math.isnan(p) or math.isnan(r) or p + r == 0:
+    if p is None or r is None:
+        return 0.0
+    p, r = float(p), float(r)
+    if math.isnan(p) or math.isnan(r) or p + r == 0:
         return 0.0
     return 2 * p * r / (p + r)

@@ -1,7 +1,8 @@
 """The card-reader models installed here, and which one ``run`` and ``detect`` use by default.
 
-Two places hold models: the shipped ones (the repository's ``models/``, or ``SCOREKEEPER_MODELS``)
-and the ones built on this machine by ``scorekeeper enrol`` (under :func:`scorekeeper.paths.user_models_dir`).
+Two places hold models: the shipped ones (:func:`scorekeeper.paths.shipped_models_dir`: the
+repository's ``models/``, or ``SCOREKEEPER_MODELS``) and the ones built on this machine by
+``scorekeeper enrol`` (under :func:`scorekeeper.paths.user_models_dir`).
 The active model is a name written in ``active-model.json`` in the user's data folder; without that
 file, or when the model it names has gone, the shipped model is used: it is always the fallback.
 """
@@ -16,18 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from scorekeeper.errors import ModelError
-from scorekeeper.paths import is_usable_name, user_data_dir, user_models_dir
+from scorekeeper.paths import is_usable_name, shipped_models_dir, user_data_dir, user_models_dir
 from scorekeeper.vision.metrics import card_f1
 
 DEFAULT_MODEL = "sueca-reader"
-MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
-"""The repository's ``models/`` folder; ``SCOREKEEPER_MODELS`` overrides it."""
 CONFIG_NAME = "reader.json"
 ACTIVE_FILE = "active-model.json"
-
-
-def shipped_models_dir() -> Path:
-    return Path(os.environ.get("SCOREKEEPER_MODELS", MODELS_DIR))
 
 
 @dataclass(frozen=True)

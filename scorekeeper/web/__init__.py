@@ -20,15 +20,15 @@ from typing import Any
 from flask import Flask
 from werkzeug.exceptions import HTTPException
 
-from scorekeeper.store import DEFAULT_TABLE, default_db_path
+from scorekeeper.paths import default_db_path, web_assets_dir
+from scorekeeper.store import DEFAULT_TABLE
 from scorekeeper.web import api, db, page
-from scorekeeper.web.assets import web_dir
 from scorekeeper.web.auth import install_pin
 from scorekeeper.web.headers import install_security_headers
 
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
-    assets = web_dir()
+    assets = web_assets_dir()
     app = Flask(
         __name__,
         template_folder=str(assets / "templates"),
