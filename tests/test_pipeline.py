@@ -209,12 +209,12 @@ def test_a_corrupt_model_is_one_line_and_status_2(tmp_path, capsys):
 
 
 def test_rules_option_reads_presets_and_pairs():
-    from scorekeeper.commands.run import parse_rules
+    from scorekeeper.commands.options import parse_rules
     from scorekeeper.errors import RulesError
 
     assert parse_rules("brazil") == Rules.preset("brazil")
     assert parse_rules("tie=carry,target=7") == Rules.from_json({"tie": "carry", "target": 7})
-    with pytest.raises(RulesError, match="neither a preset"):
+    with pytest.raises(RulesError, match="unknown preset 'carry': choose tournament, vila_flor"):
         parse_rules("carry")
 
 

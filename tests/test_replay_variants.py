@@ -87,7 +87,7 @@ def test_the_camera_refuses_the_azores_deck_it_cannot_read():
 
 
 def test_run_rules_reads_switches_as_true_or_false():
-    from scorekeeper.commands.run import parse_rules
+    from scorekeeper.commands.options import parse_rules
     from scorekeeper.rules import Rules
 
     assert parse_rules("melar=true,jogo_abaixo=false,renuncia_riscos=2") == Rules(melar=True, renuncia_riscos=2)

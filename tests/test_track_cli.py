@@ -27,7 +27,7 @@ def test_json_output_has_events_record_and_the_replayed_result(tmp_path: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     stream = tmp_path / "trick.jsonl"
     write_trick(stream)
-    assert main(["track", str(stream), "--json"]) == 0
+    assert main(["track", "--source", str(stream), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [e["card"] for e in out["events"] if e["type"] == "card_played"] == ["2S", "KS", "AS", "5S"]
     assert out["record"]["deals"] == TRUTH_RECORD["deals"]
@@ -42,7 +42,7 @@ def test_readable_account_and_ground_truth_comparison(tmp_path: Path,
     truth = tmp_path / "clip.json"
     wrong = {"deals": [{"dealer": 3, "trump": "AH", "plays": ["2S", "KS", "5S", "AS"]}]}
     truth.write_text(json.dumps({"record": wrong, "events": []}), encoding="utf-8")
-    assert main(["track", str(stream), "--ground-truth", str(truth)]) == 0
+    assert main(["track", "--source", str(stream), "--ground-truth", str(truth)]) == 0
     out = capsys.readouterr().out
     assert "vaza 1 to Jogador 3 (Nós): 2S KS AS 5S, 15 points" in out
     assert "frames/s" in out
@@ -52,7 +52,7 @@ def test_readable_account_and_ground_truth_comparison(tmp_path: Path,
 def test_noise_options_still_give_the_trick(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     stream = tmp_path / "trick.jsonl"
     write_trick(stream)
-    assert main(["track", str(stream), "--json", "--drop", "0.3", "--misread", "0.05", "--seed", "4"]) == 0
+    assert main(["track", "--source", str(stream), "--json", "--drop", "0.3", "--misread", "0.05", "--seed", "4"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["record"]["deals"] == TRUTH_RECORD["deals"]
 
@@ -69,7 +69,7 @@ def test_unreadable_source_is_one_line_on_stderr(source: str, message: str, tmp_
                                                  monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(tmp_path)
-    assert main(["track", source]) == 2
+    assert main(["track", "--source", source]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("scorekeeper track: ") and message in err
 
@@ -78,7 +78,7 @@ def test_broken_stream_line_names_the_line(tmp_path: Path, capsys: pytest.Captur
     stream = tmp_path / "bad.jsonl"
     stream.write_text('{"fps": 10, "geometry": {"width": 1280, "height": 720}}\n'
                       '{"frame": 0, "cards": [{"card": "9H", "box": [1, 2, 3, 4]}]}\n', encoding="utf-8")
-    assert main(["track", str(stream)]) == 2
+    assert main(["track", "--source", str(stream)]) == 2
     err = capsys.readouterr().err
     assert "line 2" in err and "9H" in err and err.count("\n") == 1
 
@@ -86,7 +86,7 @@ def test_broken_stream_line_names_the_line(tmp_path: Path, capsys: pytest.Captur
 def test_noise_share_out_of_range_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     stream = tmp_path / "trick.jsonl"
     write_trick(stream)
-    assert main(["track", str(stream), "--drop", "1.5"]) == 2
+    assert main(["track", "--source", str(stream), "--drop", "1.5"]) == 2
     assert "--drop 1.5: give a share between 0 and 1" in capsys.readouterr().err
 
 

@@ -79,7 +79,7 @@ def test_two_deals_in_one_stream() -> None:
 
 def test_track_from_truth_on_the_shipped_demo_clip(capsys: pytest.CaptureFixture[str]) -> None:
     _, clip = demo_clip()
-    assert main(["track", str(clip), "--from-truth", "--noise", "--json",
+    assert main(["track", "--source", str(clip), "--from-truth", "--noise", "--json",
                  "--ground-truth", str(clip)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ground_truth"]["tricks_right"] == out["ground_truth"]["tricks"] == 10

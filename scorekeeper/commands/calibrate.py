@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scorekeeper.commands.options import SIDES, add_seat_options, add_source_option
 from scorekeeper.errors import SourceError
 
 
@@ -20,10 +21,8 @@ def register(subparsers: Any) -> None:
             "the geometry for `run --geometry` and `track --geometry`."
         ),
     )
-    parser.add_argument("--source", required=True, help="camera index (0), video file, or stream URL")
-    parser.add_argument("--seat0", choices=["bottom", "right", "top", "left"],
-                        help="side of the image Jogador 1 (Nós) sits by (default: bottom)")
-    parser.add_argument("--clockwise", action="store_true", help="seats go clockwise seen from above (Brazil)")
+    add_source_option(parser)
+    add_seat_options(parser)
     parser.add_argument("--image", default="calibration.png", help="where to write the picture (default: %(default)s)")
     parser.add_argument("--out", default="geometry.json", help="where to write the geometry (default: %(default)s)")
     parser.add_argument("--yes", action="store_true", help="save without asking (for scripts)")
@@ -57,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
         answer = input("Is that right? [y/N] ").strip().lower()
         if answer not in ("y", "yes", "s", "sim"):
-            print("Not saved: try again with --seat0 bottom|right|top|left and/or --clockwise.")
+            print(f"Not saved: try again with --seat0 {'|'.join(SIDES)} and/or --clockwise.")
             return 1
     Path(args.out).write_text(json.dumps(geometry.to_json(), indent=1) + "\n", encoding="utf-8")
     print(f"Saved {args.out}: use it with `scorekeeper run --source {args.source} --geometry {args.out}`.")

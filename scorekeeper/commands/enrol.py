@@ -15,20 +15,23 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from scorekeeper.commands.options import add_source_option
 from scorekeeper.errors import ScorekeeperError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "enrol",
         help="photograph a café's own deck once and adapt the card reader to it",
         description="Collect the 40 faces of a deck (camera, video, photos or a face-pack folder), "
                     "save them, and fine-tune the card reader on them.",
     )
-    parser.add_argument("--source", required=True, metavar="0|FILE|DIR",
-                        help="camera index, a video or photo, a folder of photos, or a face-pack folder")
+    add_source_option(parser, metavar="0|FILE|DIR",
+                      help="camera index, a video or photo, a folder of photos, or a face-pack folder")
     parser.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
     parser.add_argument("--model", default=None, metavar="PATH_OR_NAME",
                         help="model to read the faces with and to adapt (default: the active one)")
@@ -89,11 +92,11 @@ def _collect(args: argparse.Namespace, name: str, base: Path) -> Path:
 class _LazyReader:
     """Loads the models only if a face has to be read (a face-pack folder needs no reading)."""
 
-    def __init__(self, factory):
+    def __init__(self, factory: Callable[[], Any]) -> None:
         self._factory = factory
-        self._reader = None
+        self._reader: Any = None
 
-    def __getattr__(self, attribute):
+    def __getattr__(self, attribute: str) -> Any:
         if self._reader is None:
             self._reader = self._factory()
         return getattr(self._reader, attribute)

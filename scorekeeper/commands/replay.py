@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scorekeeper.commands.options import add_rules_option, parse_rules
 from scorekeeper.errors import RecordError
 from scorekeeper.rules.seats import seat_label
 from scorekeeper.strict_json import JsonLimits, loads
@@ -26,11 +27,7 @@ def register(subparsers: Any) -> None:
         "file", help="match record JSON file (or a simulated clip's clip.json), or - for standard input"
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument(
-        "--rules", metavar="RULES",
-        help="score under these rules instead of the record's: a preset (tournament, vila_flor, brazil, "
-             "cafe, azores, norte) or key=value pairs: renuncia_riscos=2,melar=true",
-    )
+    add_rules_option(parser, what="score under these rules instead of the record's")
     parser.set_defaults(handler=run)
 
 
@@ -56,8 +53,6 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(data, dict) and "record" in data and "events" in data:
         data = data["record"]  # a simulated clip's ground truth (clip.json) carries its record
     if args.rules:
-        from scorekeeper.commands.run import parse_rules
-
         if not isinstance(data, dict):
             raise RecordError("a match record must be a JSON object with a \"deals\" list")
         data = dict(data, rules=parse_rules(args.rules).to_json())

@@ -6,7 +6,12 @@ import argparse
 import sys
 from typing import Any
 
-from scorekeeper.errors import RulesError
+from scorekeeper.commands.options import (
+    add_rules_option,
+    add_seat_options,
+    add_source_option,
+    parse_rules,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -20,15 +25,10 @@ def register(subparsers: Any) -> None:
             "same match."
         ),
     )
-    parser.add_argument("--source", required=True, help="camera index (0), video file, or stream URL")
+    add_source_option(parser)
     add_session_options(parser)
-    parser.add_argument("--rules", metavar="RULES",
-                        help="a preset (tournament, vila_flor, brazil, cafe, azores, norte) or key=value "
-                             "pairs: tie=carry,target=7,melar=true")
-    parser.add_argument("--seat0", choices=["bottom", "right", "top", "left"],
-                        help="side of the image Jogador 1 (Nós) sits by (default: bottom)")
-    parser.add_argument("--clockwise", action="store_true",
-                        help="seats follow clockwise seen from above (Brazil); default counter-clockwise")
+    add_rules_option(parser, what="the rules a new match starts with (default: tournament rules)")
+    add_seat_options(parser)
     parser.add_argument("--geometry", metavar="FILE", help="table geometry JSON: play area and seat sides")
     parser.set_defaults(handler=run)
 
@@ -56,30 +56,6 @@ def add_pin_options(parser: argparse.ArgumentParser) -> None:
                       help="draw a new random PIN (default: keep the one set before, or draw one the first time)")
 
 
-def parse_rules(text: str) -> Any:
-    """``brazil`` or ``tie=carry,target=7`` as a :class:`~scorekeeper.rules.Rules`."""
-    from scorekeeper.rules import PRESETS, Rules
-
-    if text in PRESETS:
-        return PRESETS[text]
-    values: dict[str, Any] = {}
-    for pair in filter(None, (p.strip() for p in text.split(","))):
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise RulesError(
-                f"--rules {text!r}: {pair!r} is neither a preset ({', '.join(PRESETS)}) nor key=value"
-            )
-        values[key.strip()] = _rule_value(value.strip())
-    return Rules.from_json(values)
-
-
-def _rule_value(text: str) -> Any:
-    """``7`` -> 7, ``true`` / ``false`` -> a switch, anything else stays text for the rules to check."""
-    if text.isdigit():
-        return int(text)
-    return {"true": True, "false": False}.get(text.lower(), text)
-
-
 def check_tournament_options(args: argparse.Namespace) -> None:
     """One line, before anything starts, for a half-given or unusable ``--tournament``."""
     from scorekeeper.tournament.pusher import PusherError, check_url
@@ -92,6 +68,7 @@ def check_tournament_options(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_tournament_options(args)
+    rules = parse_rules(args.rules) if args.rules else None
     from scorekeeper.pipeline.capture import SourceSpec
     from scorekeeper.pipeline.session import TableSession
     from scorekeeper.paths import default_db_path
@@ -105,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         database=args.db or str(default_db_path()),
         table_id=check_table_id(args.table),
         reader_factory=reader_factory(args.model),
-        rules=parse_rules(args.rules) if args.rules else None,
+        rules=rules,
         geometry=load_geometry(args.geometry) if args.geometry else None,
         seat0=args.seat0,
         clockwise=args.clockwise,

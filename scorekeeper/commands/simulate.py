@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import Any
 
+from scorekeeper.commands.options import add_seat_options
 from scorekeeper.rules.seats import seat_label
-
-SIDES = ("bottom", "right", "top", "left")
+from scorekeeper.tracking.geometry import Side
 
 
 def register(subparsers: Any) -> None:
@@ -31,12 +31,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--revoke", action="store_true", help="one player commits a renúncia in the first deal"
     )
-    parser.add_argument(
-        "--clockwise", action="store_true", help="seats in playing order clockwise (Brazil)"
-    )
-    parser.add_argument(
-        "--seat0", choices=SIDES, default="bottom", help="image side of Jogador 1 (Nós) (default bottom)"
-    )
+    add_seat_options(parser, default=Side.BOTTOM)
     parser.add_argument("--fps", type=float, default=15.0, help="frames per second (default 15)")
     parser.add_argument(
         "--pace", type=float, default=1.0, help="slower (>1) or faster (<1) players"

@@ -10,12 +10,39 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from scorekeeper.errors import ScorekeeperError
+
 DEFAULT_PORT = 8100
+DRIVER_MODULES = ("psycopg", "psycopg_pool")
+"""What the server needs beyond a table's install: the ``tournament`` extra."""
+
+
+def require_tournament_extra() -> None:
+    """A one-line error naming the extra when PostgreSQL's driver is not installed."""
+    try:
+        for name in DRIVER_MODULES:
+            importlib.import_module(name)
+    except ImportError as error:
+        raise ScorekeeperError(
+            f"the tournament server needs {error.name or 'psycopg'}, which is not installed: install "
+            "the tournament extra with `pip install 'scorekeeper[tournament]'` (a table pushing to "
+            "it does not need it)"
+        ) from None
+
+
+def _with_driver(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def checked(args: argparse.Namespace) -> int:
+        require_tournament_extra()
+        return handler(args)
+
+    return checked
 
 
 def register(subparsers: Any) -> None:
@@ -40,23 +67,23 @@ def register(subparsers: Any) -> None:
     serve.add_argument("--loss", type=int, help="tournament points for a match lost (default 1)")
     serve.add_argument("--threads", type=int, default=64,
                        help="worker threads; each open organiser page holds one (default: 64)")
-    serve.set_defaults(handler=serve_command)
+    serve.set_defaults(handler=_with_driver(serve_command))
 
     add_table = commands.add_parser("add-table", help="add tables and print each one's write key")
     _common(add_table)
     add_table.add_argument("tables", nargs="+", metavar="TABLE", help="table ids, like mesa-1")
     add_table.add_argument("--json", action="store_true", help="print {table: key} as JSON")
-    add_table.set_defaults(handler=add_table_command)
+    add_table.set_defaults(handler=_with_driver(add_table_command))
 
     add_team = commands.add_parser("add-team", help="enter teams (each once)")
     _common(add_team)
     add_team.add_argument("teams", nargs="+", metavar="TEAM", help="team names")
-    add_team.set_defaults(handler=add_team_command)
+    add_team.set_defaults(handler=_with_driver(add_team_command))
 
     pair = commands.add_parser("pair", help="pair the next round by the standings (no repeat opponents)")
     _common(pair)
     pair.add_argument("--json", action="store_true", help="print the round as JSON")
-    pair.set_defaults(handler=pair_command)
+    pair.set_defaults(handler=_with_driver(pair_command))
 
     results = commands.add_parser("results", help="the standings, and the results as CSV and match records")
     _common(results)
@@ -64,7 +91,7 @@ def register(subparsers: Any) -> None:
     results.add_argument("--records", metavar="FOLDER",
                          help="write each game's match record (what `scorekeeper replay` reads)")
     results.add_argument("--json", action="store_true", help="print the standings as JSON")
-    results.set_defaults(handler=results_command)
+    results.set_defaults(handler=_with_driver(results_command))
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

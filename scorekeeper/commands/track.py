@@ -1,4 +1,4 @@
-"""``scorekeeper track SOURCE [--json] [--ground-truth FILE]``: from frames to tricks and score.
+"""``scorekeeper track --source SOURCE [--json] [--ground-truth FILE]``: frames to tricks and score.
 
 SOURCE is a camera index, a video file or a stream URL (read with OpenCV and the card reader), or a
 detection stream (``.jsonl`` / ``.json``, see :mod:`scorekeeper.tracking.stream`), or with
@@ -16,7 +16,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from scorekeeper.errors import RecordError, SourceError
+from scorekeeper.commands.options import (
+    add_rules_option,
+    add_seat_options,
+    add_source_option,
+    parse_rules,
+    source_of,
+)
+from scorekeeper.errors import SourceError
 from scorekeeper.tracking.stream import STREAM_SUFFIXES
 
 DEFAULT_FPS = 10.0
@@ -29,16 +36,16 @@ def register(subparsers: Any) -> None:
         description="Track a Sueca table: read the cards frame by frame, rebuild deals, tricks, "
         "seats and score, and flag what could not be settled.",
     )
-    parser.add_argument("source", metavar="SOURCE",
-                        help="camera index (0), video file, stream URL, detection stream "
-                        "(.jsonl/.json), or with --from-truth a simulated clip's clip.json")
+    add_source_option(parser, positional_alias=True,
+                      help="camera index (0), video file, stream URL, detection stream "
+                      "(.jsonl/.json), or with --from-truth a simulated clip's clip.json")
     parser.add_argument("--json", action="store_true",
                         help="print {events, record, result} as JSON")
     parser.add_argument("--ground-truth", metavar="FILE",
                         help="a simulated clip's clip.json: also report how many plays, seats, "
                         "tricks and scores match")
     parser.add_argument("--from-truth", action="store_true",
-                        help="SOURCE is a simulated clip.json: track its ground-truth detections")
+                        help="the source is a simulated clip.json: track its ground-truth detections")
     noise = parser.add_argument_group("noise (for detection streams and --from-truth)")
     noise.add_argument("--noise", action="store_true",
                        help="degrade detections like the tracker's benchmark: 30%% frames dropped, 5%% misreads, "
@@ -53,32 +60,26 @@ def register(subparsers: Any) -> None:
                        help=f"frames per second of the source (default: the source's, else {DEFAULT_FPS:g})")
     table.add_argument("--geometry", metavar="FILE",
                        help="table geometry JSON (play area, seat sides); default: centred play area")
-    table.add_argument("--seat0", choices=("bottom", "right", "top", "left"),
-                       help="the image side Jogador 1 (Nós) sits on (default bottom)")
-    table.add_argument("--clockwise", action="store_true",
-                       help="seats go clockwise seen from above (Brazil); default counter-clockwise")
-    table.add_argument("--rules", metavar="PRESET",
-                       help="rules preset name (default: tournament rules)")
+    add_seat_options(table)
+    add_rules_option(table, what="score under these rules (default: the ground truth's, else "
+                     "tournament rules)")
     table.add_argument("--model", help="card reader model folder or name (video sources)")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from scorekeeper.rules import PRESETS, Rules
+    from scorekeeper.rules import Rules
     from scorekeeper.tracking import Tracker
     from scorekeeper.tracking.evaluate import compare
     from scorekeeper.tracking.offline import track_stream
 
+    args.source = source_of(args)
+    rules = parse_rules(args.rules) if args.rules else None  # before opening anything
     truth = _read_truth(Path(args.ground_truth)) if args.ground_truth else None
     header_fps, geometry_json, frames = _open_source(args)
     geometry = _geometry(args, geometry_json, frames)
-    rules = Rules()
-    if args.rules:
-        if args.rules not in PRESETS:
-            raise RecordError(f"unknown rules preset {args.rules!r}: use one of {', '.join(PRESETS)}")
-        rules = PRESETS[args.rules]
-    elif truth is not None:
-        rules = Rules.from_json(truth["record"].get("rules"))
+    if rules is None:
+        rules = Rules.from_json(truth["record"].get("rules")) if truth is not None else Rules()
     fps = args.fps or header_fps or DEFAULT_FPS
     tracker = Tracker(geometry, rules, fps=fps)
     started = time.perf_counter()  # the edge may read a clock; the tracker never does

@@ -13,7 +13,7 @@ from pathlib import Path
 from scorekeeper.errors import ScorekeeperError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "train",
         help="build the card reader's models (needs the train extra)",

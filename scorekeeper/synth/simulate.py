@@ -207,7 +207,7 @@ def write_clip(
     timeline = simulation.timeline
     size = (timeline.layout.width, timeline.layout.height)
     renderer = Renderer(timeline, np.random.default_rng([simulation.seed, 1]), pack, table=table)
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*FOURCC), timeline.fps, size)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*FOURCC), timeline.fps, size)
     if not writer.isOpened():
         raise SimulationError(f"OpenCV cannot write {str(path)!r} with the {FOURCC} codec")
     started = time.perf_counter()

@@ -21,7 +21,7 @@ import itertools
 import json
 import statistics
 import time
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -275,7 +275,7 @@ def labelled_truth(images: Iterable[LabelledImage]) -> list[tuple[Path, set[str]
 
 
 def measure_latency(reader: CardReader, *, runs: int = 50, width: int = 1280, height: int = 720,
-                    frame: np.ndarray | None = None) -> dict[str, float]:
+                    frame: np.ndarray | None = None) -> dict[str, Any]:
     """Median milliseconds of :meth:`CardReader.read` on one frame (both stages), after 3 warm-ups."""
     import cv2
 
@@ -296,7 +296,7 @@ def measure_latency(reader: CardReader, *, runs: int = 50, width: int = 1280, he
 
 
 def measure_real_set(model: Path | str | None, root: Path, *, sizes: tuple[int, ...],
-                     limit: int | None = None, log=print, name: str = "") -> dict[str, Any]:
+                     limit: int | None = None, log: Callable[[str], None] = print, name: str = "") -> dict[str, Any]:
     """Stage 1, stage 2, cards (with per-suit recall) and where cards are lost, on a labelled real
     set (``realcards-dev``, ``realcards-webcam`` or a webcam-scale view), at each detector size."""
     real = list(labelled_images(root, limit=limit))
@@ -321,7 +321,7 @@ def measure_real_set(model: Path | str | None, root: Path, *, sizes: tuple[int, 
 def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: Path | None,
                 webcam: Path | None = None, webcam_scale: Path | None = None,
                 real_sizes: tuple[int, ...] = (), latency: bool = True, limit: int | None = None,
-                log=print) -> dict[str, object]:
+                log: Callable[[str], None] = print) -> dict[str, object]:
     """Every figure of the model card: synthetic val, realcards-dev (at each detector size), its
     webcam-scale view (written to ``webcam_scale`` when given), realcards-webcam, latency.
 
