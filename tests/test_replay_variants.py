@@ -68,7 +68,7 @@ def test_a_renuncia_claimed_only_at_the_end_of_the_deal(capsys):
 @pytest.mark.parametrize(
     "rules, message",
     [("deck=madeira", "rule deck='madeira' is unknown"), ("melar=perhaps", "melar='perhaps' is a switch"),
-     ("azores,melar", "'azores' is neither a preset")],
+     ("azores,melar", "'melar' is not key=value")],
 )
 def test_bad_rules_exit_2_with_one_line(capsys, rules, message):
     status, out, err = replay(capsys, "azores", "--rules", rules)

@@ -32,6 +32,7 @@ from scorekeeper.synth.effects import EffectsConfig, apply_effects
 from scorekeeper.synth.faces import FacePack, FaceStyle, ProceduralPack
 from scorekeeper.synth.scene import Scene, SceneConfig, compose_scene
 from scorekeeper.synth.tables import TableImages
+from scorekeeper.vision.boxes import Box
 
 NOT_A_CARD = "not_a_card"
 CROP_CLASSES: tuple[str, ...] = tuple(c.notation for c in DECK) + (NOT_A_CARD,)
@@ -126,7 +127,7 @@ def split_of(index: int, val_fraction: float) -> str:
     return "val" if index % k == k - 1 else "train"
 
 
-def yolo_row(cls: int, box: tuple[float, float, float, float], width: float, height: float) -> str:
+def yolo_row(cls: int, box: Box, width: float, height: float) -> str:
     """One line of a YOLO label file: class, then the box's centre and size as shares of the frame."""
     x1, y1, x2, y2 = box
     return (f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
@@ -231,8 +232,8 @@ def _render_one(index: int) -> ImageResult:
                        len(scene.negatives), crops)
 
 
-def crop_box(box: tuple[float, float, float, float], rng: np.random.Generator, *,
-             aspect: float, jitter: float) -> tuple[float, float, float, float]:
+def crop_box(box: Box, rng: np.random.Generator, *,
+             aspect: float, jitter: float) -> Box:
     """The box grown to the crop's aspect (w / h) with a small margin, then moved and resized a
     little at random, as a detector's boxes would be."""
     x1, y1, x2, y2 = box
@@ -248,7 +249,7 @@ def crop_box(box: tuple[float, float, float, float], rng: np.random.Generator, *
     return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
 
 
-def cut_crop(frame: np.ndarray, box: tuple[float, float, float, float],
+def cut_crop(frame: np.ndarray, box: Box,
              size: tuple[int, int]) -> np.ndarray:
     """``box`` of ``frame`` resampled to ``size`` (w, h); outside the frame is edge-replicated."""
     x1, y1, x2, y2 = box
@@ -276,7 +277,7 @@ def _write_crops(frame: np.ndarray, scene: Scene, split: str, name: str,
     counts: Counter[str] = Counter()
     aspect = options.crop_size[0] / options.crop_size[1]
     root = options.out / "crops" / split
-    jobs: list[tuple[str, tuple[float, float, float, float]]] = [
+    jobs: list[tuple[str, Box]] = [
         (lb.label, lb.box) for lb in scene.labels
     ]
     # Stray indices of 8/9/10/jokers are the classifier's worst confusions: keep all of them; a

@@ -37,8 +37,9 @@ import numpy as np
 from scorekeeper.rules.cards import DECK, Card, Suit
 from scorekeeper.synth import SynthError
 
-Box = tuple[int, int, int, int]
-"""x1, y1, x2, y2 in face pixels (x2, y2 exclusive)."""
+FaceBox = tuple[int, int, int, int]
+"""x1, y1, x2, y2 in pixels of a card face image (x2, y2 exclusive); not a frame's
+:data:`scorekeeper.vision.boxes.Box`, which is in pixels of the camera frame."""
 
 FACE_W, FACE_H = 400, 560
 """Procedural faces: 63 x 88 mm cards at ~6.4 px per mm, enough for a close-up webcam view."""
@@ -81,11 +82,11 @@ class Face:
     """H x W x 3 uint8, BGR."""
     mask: np.ndarray
     """H x W uint8: 255 on the card, 0 outside its rounded corners."""
-    index_boxes: tuple[Box, ...]
+    index_boxes: tuple[FaceBox, ...]
     """The printed corner indices (rank + small suit pip), tight on the ink."""
     label: str
     """``7H`` for the 40 cards, ``8H`` / ``TD`` / ``JOKER`` for distractors, ``BACK`` for a back."""
-    pip_boxes: tuple[Box, ...] = ()
+    pip_boxes: tuple[FaceBox, ...] = ()
     """Centre pips or court art: things that look like card print but are not an index."""
 
     @property
@@ -286,7 +287,7 @@ class SuitShape:
 
 
 def _paste(image: np.ndarray, ink: np.ndarray, colour: Sequence[int], x: int, y: int,
-           rotate: bool = False) -> Box:
+           rotate: bool = False) -> FaceBox:
     """Blend ``colour`` through ``ink`` at (x, y), upside down if ``rotate``; returns the ink box."""
     if rotate:
         ink = ink[::-1, ::-1]
@@ -301,7 +302,7 @@ def _paste(image: np.ndarray, ink: np.ndarray, colour: Sequence[int], x: int, y:
     return (x1, y1, x2, y2)
 
 
-def _union(boxes: Iterable[Box]) -> Box:
+def _union(boxes: Iterable[FaceBox]) -> FaceBox:
     bs = list(boxes)
     return (min(b[0] for b in bs), min(b[1] for b in bs), max(b[2] for b in bs),
             max(b[3] for b in bs))
@@ -485,7 +486,7 @@ def _index_ink(rank: str, suit: Suit | None, style: FaceStyle,
 
 
 def _place_indices(image: np.ndarray, ink: np.ndarray, colour: tuple[int, int, int],
-                   style: FaceStyle) -> tuple[Box, ...]:
+                   style: FaceStyle) -> tuple[FaceBox, ...]:
     h, w = ink.shape
     mx = round(style.margin[0] * FACE_W + style.corner_radius * 0.3)
     my = round(style.margin[1] * FACE_H + style.corner_radius * 0.2)
@@ -501,7 +502,7 @@ def _place_indices(image: np.ndarray, ink: np.ndarray, colour: tuple[int, int, i
     return tuple(boxes)
 
 
-def _inner_area(style: FaceStyle, index_width: int) -> Box:
+def _inner_area(style: FaceStyle, index_width: int) -> FaceBox:
     """The part of the face left for pips and court art, clear of the corner indices."""
     mx = round(style.margin[0] * FACE_W + style.corner_radius * 0.3)
     if style.border is not None:
@@ -511,7 +512,7 @@ def _inner_area(style: FaceStyle, index_width: int) -> Box:
 
 
 def _draw_centre(image: np.ndarray, rank: str, suit: Suit, style: FaceStyle,
-                 rng: np.random.Generator, area: Box) -> list[Box]:
+                 rng: np.random.Generator, area: FaceBox) -> list[FaceBox]:
     colour = style.suit_colour(suit)
     x1, y1, x2, y2 = area
     if rank in "KQJ":
@@ -540,7 +541,7 @@ def _draw_centre(image: np.ndarray, rank: str, suit: Suit, style: FaceStyle,
 
 
 def _draw_court(image: np.ndarray, rank: str, suit: Suit, style: FaceStyle,
-                rng: np.random.Generator, area: Box) -> list[Box]:
+                rng: np.random.Generator, area: FaceBox) -> list[FaceBox]:
     """A framed, point-symmetric figure-like pattern: bands, a head, a big letter and a suit."""
     x1, y1, x2, y2 = area
     w, h = x2 - x1, y2 - y1
@@ -575,8 +576,8 @@ def _draw_court(image: np.ndarray, rank: str, suit: Suit, style: FaceStyle,
     return [(x1, y1, x1 + w, y1 + full.shape[0])]
 
 
-def _draw_joker(image: np.ndarray, area: Box, style: FaceStyle,
-                rng: np.random.Generator) -> list[Box]:
+def _draw_joker(image: np.ndarray, area: FaceBox, style: FaceStyle,
+                rng: np.random.Generator) -> list[FaceBox]:
     x1, y1, x2, y2 = area
     colour = style.red if rng.random() < 0.5 else style.black
     cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
@@ -659,7 +660,7 @@ class FacePack:
     pixels are decoded on first use and kept. Backs and non-Sueca faces come from a procedural style.
     """
 
-    def __init__(self, folder: Path, files: dict[str, Path], boxes: dict[str, tuple[Box, ...]],
+    def __init__(self, folder: Path, files: dict[str, Path], boxes: dict[str, tuple[FaceBox, ...]],
                  sizes: dict[str, tuple[int, int]], back_style: FaceStyle) -> None:
         self.folder = folder
         self.name = folder.name
@@ -694,7 +695,7 @@ class FacePack:
                 f"face pack {str(folder)!r} lacks {len(missing)} of the 40 faces: {shown} "
                 "(name them Ah 7h Kh Jh Qh 6h 5h 4h 3h 2h, then s d c, as .png or .jpg)"
             )
-        boxes: dict[str, tuple[Box, ...]] = {}
+        boxes: dict[str, tuple[FaceBox, ...]] = {}
         sizes: dict[str, tuple[int, int]] = {}
         blobs = {}
         for label, file in files.items():
@@ -746,7 +747,7 @@ def load_face_packs(folders: Iterable[str | os.PathLike[str]]) -> list[FacePack]
     return [FacePack.load(folder, back_seed=i) for i, folder in enumerate(folders)]
 
 
-def _centre_box(shape: tuple[int, ...]) -> Box:
+def _centre_box(shape: tuple[int, ...]) -> FaceBox:
     h, w = shape[:2]
     return (int(w * 0.3), int(h * 0.3), int(w * 0.7), int(h * 0.7))
 
@@ -770,7 +771,7 @@ def _read_face(file: Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 def locate_indices(image: np.ndarray, mask: np.ndarray,
-                   reference: Box | None = None) -> tuple[Box, ...]:
+                   reference: FaceBox | None = None) -> tuple[FaceBox, ...]:
     """Find the printed corner indices of a face image: top-left, and the same at bottom-right.
 
     Ink is whatever differs from the paper colour. Without ``reference`` the rank glyph is the ink
@@ -783,7 +784,7 @@ def locate_indices(image: np.ndarray, mask: np.ndarray,
     return _boxes_from_blobs(_corner_blobs(image, mask), image.shape, reference)
 
 
-def _corner_blobs(image: np.ndarray, mask: np.ndarray) -> tuple[list[Box], list[Box]]:
+def _corner_blobs(image: np.ndarray, mask: np.ndarray) -> tuple[list[FaceBox], list[FaceBox]]:
     """Ink blobs of the top-left corner, and of the bottom-right one seen upside down."""
     h, w = image.shape[:2]
     wx, wy = int(w * 0.32), int(h * 0.45)
@@ -792,10 +793,10 @@ def _corner_blobs(image: np.ndarray, mask: np.ndarray) -> tuple[list[Box], list[
     return tl, br
 
 
-def _boxes_from_blobs(blobs: tuple[list[Box], list[Box]], shape: tuple[int, ...],
-                      reference: Box | None) -> tuple[Box, ...]:
+def _boxes_from_blobs(blobs: tuple[list[FaceBox], list[FaceBox]], shape: tuple[int, ...],
+                      reference: FaceBox | None) -> tuple[FaceBox, ...]:
     h, w = shape[:2]
-    boxes: list[Box] = []
+    boxes: list[FaceBox] = []
     for flipped, corner in zip((False, True), blobs, strict=True):
         box = _grow_from_corner(corner)
         if reference is not None:
@@ -807,7 +808,7 @@ def _boxes_from_blobs(blobs: tuple[list[Box], list[Box]], shape: tuple[int, ...]
     return tuple(boxes)
 
 
-def pack_reference(boxes: dict[str, tuple[Box, ...]]) -> Box | None:
+def pack_reference(boxes: dict[str, tuple[FaceBox, ...]]) -> FaceBox | None:
     """The typical top-left index box of a pack, from its number cards (courts crowd the corner)."""
     tl = np.array([bs[0] for label, bs in boxes.items() if bs and label[0] not in "KQJ"], float)
     if len(tl) < 4:
@@ -821,7 +822,7 @@ def pack_reference(boxes: dict[str, tuple[Box, ...]]) -> Box | None:
     return (int(x1), int(y1), round(x2), int(y2))
 
 
-def _ink_blobs(window: np.ndarray, window_mask: np.ndarray, w: int, h: int) -> list[Box]:
+def _ink_blobs(window: np.ndarray, window_mask: np.ndarray, w: int, h: int) -> list[FaceBox]:
     """Ink blobs (boxes) in a corner ``window`` of a ``w`` x ``h`` face, corner at (0, 0)."""
     wy, wx = window.shape[:2]
     inside = cv2.erode(window_mask, np.ones((3, 3), np.uint8), iterations=max(2, w // 60)) > 128
@@ -842,7 +843,7 @@ def _ink_blobs(window: np.ndarray, window_mask: np.ndarray, w: int, h: int) -> l
     ]
 
 
-def _grow_from_corner(blobs: list[Box]) -> Box | None:
+def _grow_from_corner(blobs: list[FaceBox]) -> FaceBox | None:
     if not blobs:
         return None
     rank = min(blobs, key=lambda b: b[0] + b[1])
@@ -864,7 +865,7 @@ def _grow_from_corner(blobs: list[Box]) -> Box | None:
     return box
 
 
-def _ink_in(blobs: list[Box], reference: Box, grown: Box | None) -> Box:
+def _ink_in(blobs: list[FaceBox], reference: FaceBox, grown: FaceBox | None) -> FaceBox:
     rx1, ry1, rx2, ry2 = reference
     e = 0.12 * (ry2 - ry1)
     ex1, ey1, ex2, ey2 = rx1 - e, ry1 - e, rx2 + e, ry2 + e

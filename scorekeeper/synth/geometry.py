@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scorekeeper.synth.plan import SimulationError
+from scorekeeper.vision.boxes import Box
 
 TURNED_LATERAL = 0.9
 """How far, in card widths, the turned card may lie to either side of the dealer's centre line."""
@@ -189,7 +190,7 @@ class TableLayout:
             self.reach(seat) - 0.62 * self.card_height,
         )
 
-    def play_area(self) -> tuple[float, float, float, float]:
+    def play_area(self) -> Box:
         cx, cy = self.center
         r = self.play_half
         return (cx - r, cy - r, cx + r, cy + r)

@@ -22,8 +22,7 @@ from scorekeeper.synth import SynthError
 from scorekeeper.synth.faces import BACK_LABEL, NON_SUECA_LABELS, Face
 from scorekeeper.synth.tables import TableImages, render_table
 from scorekeeper.synth.webcam import Camera, apply_homography, card_to_table
-
-Box = tuple[float, float, float, float]
+from scorekeeper.vision.boxes import Box
 
 CARD_MM = 88.0
 """Card height on the table; widths follow each face's own aspect."""

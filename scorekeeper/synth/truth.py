@@ -21,6 +21,7 @@ from scorekeeper.synth.geometry import INDEX_REGIONS, apply_homography, card_out
 from scorekeeper.synth.hands import hand_shapes
 from scorekeeper.synth.plan import SimulationError
 from scorekeeper.synth.timeline import CARD, HAND, Timeline, Track
+from scorekeeper.vision.boxes import Box
 from scorekeeper.vision.detections import CardDetection, FrameDetections
 
 READABLE = 7 / 9
@@ -153,7 +154,7 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
     ]
 
 
-IndexBox = tuple[Card, tuple[float, float, float, float]]
+IndexBox = tuple[Card, Box]
 
 
 def index_boxes(timeline: Timeline) -> list[list[IndexBox]]:

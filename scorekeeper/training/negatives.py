@@ -16,19 +16,9 @@ import numpy as np
 
 from scorekeeper.training.classifier import CONTEXT_MARGIN, CONTEXT_SIZE, IMAGE_SUFFIXES
 from scorekeeper.training.face_crops import NOT_A_CARD_CLASS
+from scorekeeper.vision.boxes import touches_any
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.evaluate import read_yolo_labels
-
-
-def overlaps_any(box: np.ndarray, boxes: np.ndarray, *, grow: float = 0.25) -> bool:
-    """Whether ``box`` touches any of ``boxes`` grown by ``grow`` of their size on each side."""
-    if not len(boxes):
-        return False
-    w = boxes[:, 2] - boxes[:, 0]
-    h = boxes[:, 3] - boxes[:, 1]
-    x1, y1 = boxes[:, 0] - grow * w, boxes[:, 1] - grow * h
-    x2, y2 = boxes[:, 2] + grow * w, boxes[:, 3] + grow * h
-    return bool(np.any((box[0] < x2) & (box[2] > x1) & (box[1] < y2) & (box[3] > y1)))
 
 
 def mine_negatives(dataset: Path, detect: Callable[[np.ndarray], tuple[np.ndarray, Any]], *,
@@ -52,7 +42,7 @@ def mine_negatives(dataset: Path, detect: Callable[[np.ndarray], tuple[np.ndarra
         _, truth = read_yolo_labels(dataset / "labels" / split / (image_path.stem + ".txt"), width, height)
         boxes, _ = detect(frame)
         for box in np.asarray(boxes, dtype=np.float64):
-            if max(box[2] - box[0], box[3] - box[1]) < min_px or overlaps_any(box, truth):
+            if max(box[2] - box[0], box[3] - box[1]) < min_px or touches_any(box, truth):
                 continue
             crops.append(crop_square(frame, tuple(box), margin=CONTEXT_MARGIN, size=CONTEXT_SIZE))
         if log is not None and number % 500 == 0:

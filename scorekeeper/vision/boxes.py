@@ -52,3 +52,14 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
     return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def touches_any(box: np.ndarray, boxes: np.ndarray, *, grow: float = 0.25) -> bool:
+    """Whether ``box`` touches any of ``boxes`` (N x 4) grown by ``grow`` of their size on each side."""
+    if not len(boxes):
+        return False
+    w = boxes[:, 2] - boxes[:, 0]
+    h = boxes[:, 3] - boxes[:, 1]
+    x1, y1 = boxes[:, 0] - grow * w, boxes[:, 1] - grow * h
+    x2, y2 = boxes[:, 2] + grow * w, boxes[:, 3] + grow * h
+    return bool(np.any((box[0] < x2) & (box[2] > x1) & (box[1] < y2) & (box[3] > y1)))
