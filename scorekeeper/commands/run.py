@@ -69,9 +69,9 @@ def check_tournament_options(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     check_tournament_options(args)
     rules = parse_rules(args.rules) if args.rules else None
+    from scorekeeper.paths import default_db_path
     from scorekeeper.pipeline.capture import SourceSpec
     from scorekeeper.pipeline.session import TableSession
-    from scorekeeper.paths import default_db_path
     from scorekeeper.store import check_table_id
     from scorekeeper.tracking.geometry import load_geometry
     from scorekeeper.vision.registry import model_notice

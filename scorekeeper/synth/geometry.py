@@ -14,12 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from scorekeeper.synth.plan import SimulationError
+from scorekeeper.tracking.geometry import Side
 from scorekeeper.vision.boxes import Box
 
 TURNED_LATERAL = 0.9
 """How far, in card widths, the turned card may lie to either side of the dealer's centre line."""
 
-SIDES: tuple[str, ...] = ("bottom", "right", "top", "left")
+SIDES: tuple[str, ...] = tuple(side.value for side in Side)
 """Counter-clockwise on the image (as seen from above): the Portuguese order of play."""
 
 _OUTWARD: dict[str, tuple[float, float]] = {

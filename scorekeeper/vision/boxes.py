@@ -51,7 +51,8 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
     area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
     area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    overlaps: np.ndarray = inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+    return overlaps
 
 
 def touches_any(box: np.ndarray, boxes: np.ndarray, *, grow: float = 0.25) -> bool:
