@@ -32,7 +32,8 @@ def is_usable_name(name: object) -> bool:
 
 
 def user_data_dir() -> Path:
-    """``$SCOREKEEPER_HOME``, else ``$XDG_DATA_HOME/scorekeeper``, else ``~/.local/share/scorekeeper``."""
+    """``$SCOREKEEPER_HOME``, else ``$XDG_DATA_HOME/scorekeeper``, else
+    ``~/.local/share/scorekeeper``."""
     explicit = os.environ.get(HOME_VARIABLE)
     if explicit:
         return Path(explicit).expanduser()

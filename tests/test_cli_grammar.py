@@ -55,7 +55,9 @@ def test_no_source_or_two_is_one_line(args: list[str], capsys: pytest.CaptureFix
     assert err.count("\n") == 1 and err.startswith("scorekeeper track: ") and "--source" in err
 
 
-def test_rules_take_a_preset_pairs_or_both_in_track(stream: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rules_take_a_preset_pairs_or_both_in_track(
+    stream: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for text, rules in (("brazil", Rules.preset("brazil")),
                         ("tie=carry,target=7", Rules.from_json({"tie": "carry", "target": 7})),
                         ("brazil,target=7", Rules.preset("brazil").with_changes(target=7))):

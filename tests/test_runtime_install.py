@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 EXTRAS_ONLY = ("torch", "torchvision", "ultralytics", "onnx", "onnxslim", "tqdm", "psycopg",
                "psycopg_pool", "matplotlib")
-"""Top-level packages the sim, train and tournament extras bring (matplotlib comes with ultralytics)."""
+"""Top-level packages the sim, train and tournament extras bring (matplotlib with ultralytics)."""
 
 SERVER_ONLY = ("scorekeeper.training", "scorekeeper.tournament.app", "scorekeeper.tournament.db",
                "scorekeeper.tournament.live", "scorekeeper.tournament.cluster",
@@ -77,13 +77,14 @@ def test_replay_track_and_detect_run(tmp_path: Path) -> None:
     frame = tmp_path / "table.png"
     cv2.imwrite(str(frame), np.full((360, 640, 3), 90, np.uint8))
 
-    replay = run_without_extras(cli("replay", str(ROOT / "examples" / "match.json"), "--json"), tmp_path)
+    example = str(ROOT / "examples" / "match.json")
+    replay = run_without_extras(cli("replay", example, "--json"), tmp_path)
     assert replay.returncode == 0, replay.stderr
     assert json.loads(replay.stdout)["score"]
     track = run_without_extras(cli("track", "--source", str(stream), "--json"), tmp_path)
     assert track.returncode == 0, track.stderr
-    assert [e["card"] for e in json.loads(track.stdout)["events"] if e["type"] == "card_played"] == [
-        "2S", "KS", "AS", "5S"]
+    plays = [e["card"] for e in json.loads(track.stdout)["events"] if e["type"] == "card_played"]
+    assert plays == ["2S", "KS", "AS", "5S"]
     detect = run_without_extras(cli("detect", str(frame), "--json"), tmp_path)
     assert detect.returncode == 0, detect.stderr
     assert json.loads(detect.stdout) == [{"image": str(frame), "cards": []}]

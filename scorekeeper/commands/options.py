@@ -35,8 +35,8 @@ def source_of(args: argparse.Namespace) -> str:
     if given is not None and old is not None:
         raise SourceError(f"two sources ({given!r} and {old!r}): give one, as --source SOURCE")
     if old is not None:
-        print(f"scorekeeper {args.command}: warning: `{args.command} SOURCE` is deprecated and goes "
-              f"in the next release: write `{args.command} --source {old}`", file=sys.stderr)
+        print(f"scorekeeper {args.command}: warning: `{args.command} SOURCE` is deprecated and "
+              f"goes in the next release: write `{args.command} --source {old}`", file=sys.stderr)
         return str(old)
     if given is None:
         raise SourceError(f"no source: give --source SOURCE (`scorekeeper {args.command} --help` "
@@ -80,7 +80,8 @@ def parse_rules(text: str) -> Rules:
 
 
 def _rule_value(text: str) -> Any:
-    """``7`` -> 7, ``true`` / ``false`` -> a switch, anything else stays text for the rules to check."""
+    """``7`` -> 7, ``true`` / ``false`` -> a switch, anything else stays text for the rules to
+    check."""
     if text.isdigit():
         return int(text)
     return {"true": True, "false": False}.get(text.lower(), text)
@@ -95,4 +96,5 @@ def add_seat_options(parser: argparse.ArgumentParser | Any, *, default: Side | N
     parser.add_argument("--seat0", choices=SIDES, default=default.value if default else None,
                         help=f"the side of the image Jogador 1 (Nós) sits by (default {shown})")
     parser.add_argument("--clockwise", action="store_true",
-                        help="seats follow clockwise seen from above (Brazil); default counter-clockwise")
+                        help="seats follow clockwise seen from above (Brazil); default "
+                        "counter-clockwise")

@@ -36,12 +36,12 @@ from flask import (
 from werkzeug.exceptions import HTTPException
 
 from scorekeeper.errors import ScorekeeperError
+from scorekeeper.paths import web_assets_dir
 from scorekeeper.store import check_table_id
 from scorekeeper.tournament.db import PushConflict, TournamentStore
 from scorekeeper.tournament.export import write_csv
 from scorekeeper.tournament.live import TournamentHub
 from scorekeeper.tournament.standings import Game, TournamentError
-from scorekeeper.paths import web_assets_dir
 from scorekeeper.web.auth import PIN_HEADER, PinGuard
 
 KEY_HEADER = "X-Scorekeeper-Key"

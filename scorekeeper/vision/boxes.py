@@ -56,7 +56,8 @@ def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def touches_any(box: np.ndarray, boxes: np.ndarray, *, grow: float = 0.25) -> bool:
-    """Whether ``box`` touches any of ``boxes`` (N x 4) grown by ``grow`` of their size on each side."""
+    """Whether ``box`` touches any of ``boxes`` (N x 4) grown by ``grow`` of their size on each
+    side."""
     if not len(boxes):
         return False
     w = boxes[:, 2] - boxes[:, 0]

@@ -97,7 +97,8 @@ def suit_read_as(card: str, seen: set[str], truth: set[str]) -> str:
     that suit's card of the same rank was reported instead (and is not itself present), else
     ``missed``.
 
-    >>> suit_read_as("5C", {"5S"}, {"5C"}), suit_read_as("5C", {"5C"}, {"5C"}), suit_read_as("5C", set(), {"5C"})
+    >>> (suit_read_as("5C", {"5S"}, {"5C"}), suit_read_as("5C", {"5C"}, {"5C"}),
+    ...  suit_read_as("5C", set(), {"5C"}))
     ('S', 'C', 'missed')
     """
     if card in seen:
