@@ -1,7 +1,7 @@
 """``scorekeeper enrol --source 0|FILE|DIR --name NAME``: learn a café's own deck.
 
-Two halves. First the deck's 40 faces are collected (camera, video, photos, or a folder that
-already is a face pack) and saved as a face pack under the user's data folder
+Two halves. First the deck's 40 faces are collected (camera, video, photos, a folder that
+already is a face pack, or an SVG card deck) and saved as a face pack under the user's data folder
 (:mod:`scorekeeper.enrol`). Then the card reader is adapted to it (:mod:`scorekeeper.training.adapt`):
 scenes of the deck, a fine-tune of the active model's classifier within ``--minutes``, and a
 comparison on held-back scenes; the adapted model becomes the default only if it reads the deck
@@ -31,7 +31,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     "save them, and fine-tune the card reader on them.",
     )
     add_source_option(parser, metavar="0|FILE|DIR",
-                      help="camera index, a video or photo, a folder of photos, or a face-pack folder")
+                      help="camera index, a video or photo, a folder of photos, a face-pack folder, "
+                           "or an SVG card deck (.svg/.svgz, rendered with rsvg-convert)")
     parser.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
     parser.add_argument("--model", default=None, metavar="PATH_OR_NAME",
                         help="model to read the faces with and to adapt (default: the active one)")

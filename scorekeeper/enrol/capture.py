@@ -1,8 +1,9 @@
 """``scorekeeper enrol``'s library half: a source in, a saved face pack out (:func:`capture_deck`).
 
 The source is what the user typed: a camera index (``0``), a video or a photo, or a folder of
-photos; a folder that already is a face pack is copied into the decks folder as it is, without
-reading anything. Photos are read one outline at a time; video and cameras go through a
+photos; a folder that already is a face pack is copied into the decks folder as it is, and an SVG
+card deck (:mod:`~scorekeeper.enrol.svg_deck`) is rendered card by card, both without reading
+anything. Photos are read one outline at a time; video and cameras go through a
 :class:`~scorekeeper.enrol.collection.ViewTracker`, so a card lying in view for a hundred frames is
 one card. Then the doubtful names are settled (terminal, page, or the reader's guesses) and the
 pack is written.
@@ -29,6 +30,7 @@ from scorekeeper.enrol.confirm import confirm_in_terminal
 from scorekeeper.enrol.identify import DOUBT_BELOW, IndexReader, read_face, reading_from_probs
 from scorekeeper.enrol.outline import flat_faces, sharpness
 from scorekeeper.enrol.pack import check_deck_name, import_face_pack, is_face_pack, save_face_pack
+from scorekeeper.enrol.svg_deck import import_svg_deck, is_svg_deck
 from scorekeeper.errors import SourceError
 from scorekeeper.paths import decks_dir
 from scorekeeper.pipeline.capture import SourceSpec, open_capture
@@ -78,6 +80,10 @@ def capture_deck(
     if spec.camera_index is None and path.is_dir() and is_face_pack(path):
         saved = import_face_pack(path, name, replace=replace, root=root)
         log(f"{path} is already a face pack: copied as deck {name!r} to {saved}")
+        return saved
+    if spec.camera_index is None and is_svg_deck(path):
+        saved = import_svg_deck(path, name, replace=replace, root=root)
+        log(f"{path} is an SVG card deck: rendered its 40 cards as deck {name!r} to {saved}")
         return saved
 
     collection = Collection()
