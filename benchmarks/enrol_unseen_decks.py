@@ -155,10 +155,26 @@ def evaluate_deal(seed: int, *, pack: Path, model: str | None, fps: float, camer
                        read_ms=round(1000 * read_seconds / max(len(frames), 1), 1))
 
 
+def results_dir(deck: str, step: str) -> Path:
+    """Each measured deal's figures, kept so an interrupted run goes on where it stopped."""
+    from scorekeeper.paths import user_data_dir
+
+    return user_data_dir() / "results" / f"{deck}-{step}"
+
+
 def measure(deck: str, step: str, *, pack: Path, model: str | None, seeds: range, fps: float,
             camera: str, workers: int, minutes: float | None, note: str = "") -> StepRow:
+    kept = results_dir(deck, step)
+    kept.mkdir(parents=True, exist_ok=True)
+
+    def kept_file(seed: int) -> Path:
+        return kept / f"{model and Path(model).name or 'shipped'}-{seed}-{fps:g}fps-{camera}.json"
+
+    todo = [s for s in seeds if not kept_file(s).is_file()]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        deals = list(pool.map(_evaluate, [(s, pack, model, fps, camera) for s in seeds]))
+        for deal in pool.map(_evaluate, [(s, pack, model, fps, camera) for s in todo]):
+            kept_file(deal.seed).write_text(json.dumps(asdict(deal)) + "\n")
+    deals = [DealFigures(**json.loads(kept_file(s).read_text())) for s in seeds]
     for deal in deals:
         print(f"  {deck} {step} seed {deal.seed}: {deal.frames} frames, TP {deal.true_positives} "
               f"FP {deal.false_positives} FN {deal.false_negatives}, plays {deal.plays_right}/{deal.plays}, "
@@ -185,7 +201,7 @@ def enrolled_model(deck: str, pack: Path, *, minutes: float, retrain: bool) -> t
     folder = user_models_dir() / name
     record = folder / "enrol.json"
     if retrain or not record.is_file():
-        for stale in (folder, decks_dir() / name):
+        for stale in (folder, decks_dir() / name, results_dir(deck, "enrolled")):
             if stale.exists():
                 import shutil
 
