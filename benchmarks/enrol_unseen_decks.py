@@ -43,8 +43,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,12 @@ class DealFigures:
     plays_right: int
     plays: int
     read_ms: float
+    tracked_plays: int = -1
+    """Plays in the tracker's record (fewer than 40: plays it never saw; -1: not recorded)."""
+    missed: dict[str, int] = field(default_factory=dict)
+    """Per card, the frames it was in view and not named."""
+    misread: dict[str, int] = field(default_factory=dict)
+    """Per card, the frames it was named and not in view (mostly another card read as it)."""
 
 
 @dataclass
@@ -85,8 +92,11 @@ class StepRow:
     recall: float
     deals_exact: int
     deals: int
+    plays_right: int
+    plays: int
     training_minutes: float | None
     note: str = ""
+    most_missed: str = ""
 
 
 def deck_source(carddecks: Path, deck: str) -> Path:
@@ -115,7 +125,7 @@ def evaluate_deal(seed: int, *, pack: Path, model: str | None, fps: float, camer
     """Render one deal with ``pack``'s faces, read every frame, compare per frame and as a deal."""
     import cv2
 
-    from scorekeeper.rules import Rules
+    from scorekeeper.rules import Rules, replay_record
     from scorekeeper.synth.simulate import simulate, write_clip
     from scorekeeper.synth.truth import detection_stream
     from scorekeeper.tracking import TableGeometry, Tracker
@@ -142,17 +152,25 @@ def evaluate_deal(seed: int, *, pack: Path, model: str | None, fps: float, camer
             read_seconds += time.perf_counter() - started
         capture.release()
     tp = fp = fn = 0
+    missed: Counter[str] = Counter()
+    misread: Counter[str] = Counter()
     for frame, want in zip(frames, expected, strict=False):
         got = {d.card for d in frame.cards}
         tp, fp, fn = tp + len(got & want), fp + len(got - want), fn + len(want - got)
+        missed.update(card.notation for card in want - got)
+        misread.update(card.notation for card in got - want)
     truth = simulation.truth
     tracker = Tracker(TableGeometry.from_json(truth["geometry"]), Rules.from_json(truth["record"]["rules"]),
                       fps=fps)
-    comparison = compare(truth["record"], track_stream(frames, tracker).record)
+    tracked = track_stream(frames, tracker).record
+    comparison = compare(truth["record"], tracked)
+    tracked_plays = sum(len(trick["cards"]) for deal in replay_record(tracked)["deals"]
+                        for trick in (*deal["tricks"], deal["table"]))
     return DealFigures(seed=seed, frames=len(frames), true_positives=tp, false_positives=fp,
                        false_negatives=fn, deal_exact=comparison.deals_right == comparison.deals,
                        plays_right=comparison.plays_right, plays=comparison.plays,
-                       read_ms=round(1000 * read_seconds / max(len(frames), 1), 1))
+                       read_ms=round(1000 * read_seconds / max(len(frames), 1), 1),
+                       tracked_plays=tracked_plays, missed=dict(missed), misread=dict(misread))
 
 
 def results_dir(deck: str, step: str) -> Path:
@@ -177,15 +195,19 @@ def measure(deck: str, step: str, *, pack: Path, model: str | None, seeds: range
     deals = [DealFigures(**json.loads(kept_file(s).read_text())) for s in seeds]
     for deal in deals:
         print(f"  {deck} {step} seed {deal.seed}: {deal.frames} frames, TP {deal.true_positives} "
-              f"FP {deal.false_positives} FN {deal.false_negatives}, plays {deal.plays_right}/{deal.plays}, "
+              f"FP {deal.false_positives} FN {deal.false_negatives}, plays {deal.plays_right}/{deal.plays} "
+              f"({deal.tracked_plays} tracked), "
               f"deal {'exact' if deal.deal_exact else 'WRONG'}, read {deal.read_ms} ms/frame", flush=True)
+    missed = sum((Counter(d.missed) for d in deals), Counter())
     tp = sum(d.true_positives for d in deals)
     fp = sum(d.false_positives for d in deals)
     fn = sum(d.false_negatives for d in deals)
     return StepRow(deck=deck, step=step, model=model or "shipped", frames=sum(d.frames for d in deals),
                    precision=round(tp / max(tp + fp, 1), 3), recall=round(tp / max(tp + fn, 1), 3),
                    deals_exact=sum(d.deal_exact for d in deals), deals=len(deals),
-                   training_minutes=minutes, note=note)
+                   plays_right=sum(d.plays_right for d in deals), plays=sum(d.plays for d in deals),
+                   training_minutes=minutes, note=note,
+                   most_missed=" ".join(f"{card} {count}" for card, count in missed.most_common(6)))
 
 
 def _evaluate(job: tuple[int, Path, str | None, float, str]) -> DealFigures:
@@ -221,11 +243,15 @@ def enrolled_model(deck: str, pack: Path, *, minutes: float, retrain: bool) -> t
 
 def print_table(rows: list[StepRow]) -> None:
     print(f"{'deck':24} {'step':9} {'frames':>6} {'card P':>7} {'card R':>7} {'deals exact':>11} "
-          f"{'training min':>12}  note")
+          f"{'plays right':>11} {'training min':>12}  note")
     for row in rows:
         trained = "-" if row.training_minutes is None else f"{row.training_minutes:.1f}"
         print(f"{row.deck:24} {row.step:9} {row.frames:6d} {row.precision:7.3f} {row.recall:7.3f} "
-              f"{f'{row.deals_exact}/{row.deals}':>11} {trained:>12}  {row.note}")
+              f"{f'{row.deals_exact}/{row.deals}':>11} {f'{row.plays_right}/{row.plays}':>11} "
+              f"{trained:>12}  {row.note}")
+    for row in rows:
+        if row.most_missed:
+            print(f"  {row.deck} {row.step}: frames in view and not named, most: {row.most_missed}")
 
 
 def main(argv: list[str] | None = None) -> int:
