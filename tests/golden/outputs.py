@@ -3,7 +3,7 @@
 Each output is a name (its file under tests/golden/, without ``.json``) and the exact text the
 program printed or served: ``scorekeeper replay --json`` on every record of examples/ and
 tests/data/variants/ and on the demo clip's record, under its own rules and under every preset
-that replays it; and the page's ``GET /api/state`` (and the answers of the writes) for those records
+(an error line where the preset does not replay it), and its summary for people without ``--json``; and the page's ``GET /api/state`` (and the answers of the writes) for those records
 sent whole, played card by card, and for a table's evening of decisions (renúncias confirmed and
 dismissed, a doubt, names, a deal thrown in, an undo, a new match with its history line).
 
@@ -60,6 +60,7 @@ def replay_outputs() -> Iterator[tuple[str, str]]:
 
     for name, path in records().items():
         yield f"replay/{name}", replay_cli(str(path), "--json")
+        yield f"replay-text/{name}", replay_cli(str(path))
         for preset in PRESETS:
             yield f"replay/{name}--rules-{preset}", replay_cli(str(path), "--json", "--rules", preset)
 
@@ -164,19 +165,20 @@ def outputs() -> dict[str, str]:
     return found
 
 
+def golden_files() -> list[Path]:
+    return sorted([*GOLDEN.rglob("*.json"), *GOLDEN.rglob("*.txt")])
+
+
 def golden() -> dict[str, str]:
-    return {
-        str(path.relative_to(GOLDEN).with_suffix("")): path.read_text(encoding="utf-8")
-        for path in sorted(GOLDEN.rglob("*.json"))
-    }
+    return {str(path.relative_to(GOLDEN).with_suffix("")): path.read_text(encoding="utf-8") for path in golden_files()}
 
 
 def write() -> int:
-    for path in GOLDEN.rglob("*.json"):
+    for path in golden_files():
         path.unlink()
     made = outputs()
     for name, text in made.items():
-        path = GOLDEN / f"{name}.json"
+        path = GOLDEN / f"{name}.{'txt' if name.startswith('replay-text/') else 'json'}"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     print(f"{len(made)} golden outputs written under {GOLDEN}")
