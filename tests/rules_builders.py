@@ -53,7 +53,7 @@ def deal_with_nos_points(points: int) -> dict:
         seed = _NEXT_SEED[0]
         _NEXT_SEED[0] += 1
         turned, plays, _ = random_legal_deal(random.Random(seed), dealer=0)
-        nos = Deal.start(dealer=0, turned=turned).play_all(plays).points["nos"]
+        nos = Deal.start(dealer=0, turned=turned).play_all(plays).points.nos
         _FOUND_BY_POINTS.setdefault(nos, seed)
     if points not in _FOUND_BY_POINTS:
         raise LookupError(f"no random deal with Nós on {points} points among {SEARCH_LIMIT} seeds")

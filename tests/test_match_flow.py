@@ -189,8 +189,9 @@ def test_the_terminal_names_seats_one_way_and_quotes_no_stale_score(store: Store
     store.append("mesa", RulesChanged(rules={"target": 1}), SeatNamed(seat=1, name="Rui"))
     turned, plays = winning_deal()
     store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(c) for c in plays))
-    state = store.state("mesa")
-    ended = describe(game.DealEnded(frame=9, deal=1, points=state["current"]["points"]), state)
+    state = store.table_state("mesa")
+    assert state.current is not None
+    ended = describe(game.DealEnded(frame=9, deal=1, points=state.current.points.to_json()), state)
     assert ended is not None and "won by" in ended and "the next trunfo starts the next match" in ended
     start = game.DealStarted(frame=10, deal=2, dealer=1, turned=Card.parse("AH"), confidence=1.0)
     line = describe(start, state, waiting=True, confirm_next_match=True)

@@ -1,7 +1,7 @@
 import pytest
 
 from scorekeeper.errors import IllegalPlayError
-from scorekeeper.rules import Card, Deal, Rules, Suit, Trick
+from scorekeeper.rules import Card, Deal, PerTeam, Rules, Suit, Team, Trick
 from tests.rules_builders import cards
 
 
@@ -41,7 +41,7 @@ def test_first_lead_after_dealer_by_default_and_cutter_as_variant():
 def test_winner_leads_next_trick():
     deal = Deal.start(dealer=3, turned=Card.parse("2C")).play_all(cards("2S AS 3S 4S"))
     assert deal.leader == 1 and deal.to_play == 1
-    assert deal.points == {"nos": 0, "eles": 11}
+    assert deal.points == PerTeam(nos=0, eles=11) and deal.points[Team.ELES] == 11
 
 
 def test_no_obligation_to_trump_or_overtrump():

@@ -21,10 +21,12 @@ from scorekeeper.rules import (
     Rules,
     SheetStyle,
     Suit,
+    Team,
     ThrowInReason,
     Trick,
     parse_record,
     random_legal_deal,
+    replay_match,
     replay_record,
     score_sheet,
 )
@@ -289,7 +291,7 @@ def test_the_azores_preset():
 def test_the_cafe_sheet_has_a_stroke_per_risco_in_two_columns():
     """Seed 003: "Au café, on note sur un papier à deux colonnes, Nós et Eles (« Nous » et « Eux »), un
     trait ou une croix par risco." """
-    result = replay_record(record(deal_with_nos_points(91), deal_with_nos_points(29)))
+    result = replay_match(record(deal_with_nos_points(91), deal_with_nos_points(29)))
     sheet = score_sheet(result)
     assert sheet["style"] == "tracos"
     assert sheet["tracos"] == {"nos": [1, 1], "eles": [2, 2]}
@@ -300,9 +302,9 @@ def test_the_northern_sheet_puts_dots_at_the_ends_of_the_arms_of_a_cross():
     ... In the example our team (Nós) has two games towards the rubber and their team (Eles) has three.
     This is the most usual system, at least in Northern Portugal" """
     deals = [deal_with_nos_points(91), deal_with_nos_points(29), deal_with_nos_points(59)]
-    result = replay_record({"rules": PRESETS["norte"].to_json(), "deals": deals})
+    result = replay_match({"rules": PRESETS["norte"].to_json(), "deals": deals})
     sheet = score_sheet(result)
-    assert sheet["style"] == "cruz" and result["score"] == {"nos": 2, "eles": 3}
+    assert sheet["style"] == "cruz" and (result.score.nos, result.score.eles) == (2, 3)
     assert [(dot["arm"], dot["deal"]) for dot in sheet["cruz"]["nos"]] == [("top", 1), ("right", 1)]
     assert [(dot["arm"], dot["deal"]) for dot in sheet["cruz"]["eles"]] == [
         ("top", 2), ("right", 2), ("bottom", 3)
@@ -314,20 +316,20 @@ def test_the_northern_sheet_puts_dots_at_the_ends_of_the_arms_of_a_cross():
 def test_a_match_won_four_to_none_is_a_pente_and_scores_the_same():
     """Seed 001: "If a team wins a rubber by four games to none this is sometimes called a comb (pente),
     indicated by drawing a loop round the four dots representing the won games" """
-    capote = replay_record(record(deal_json(3, "2H", CAPOTE_PLAYS), sheet="cruz"))
+    capote = replay_match(record(deal_json(3, "2H", CAPOTE_PLAYS), sheet="cruz"))
     sheet = score_sheet(capote)
     assert sheet["pente"] == "nos" and [dot["arm"] for dot in sheet["cruz"]["nos"]] == [
         "top", "right", "bottom", "left"
     ]
-    assert capote["winner"] == "nos" and capote["score"] == {"nos": 4, "eles": 0}, "only a name and a loop"
-    four_one = replay_record(
+    assert capote.winner is Team.NOS and capote.score.to_json() == {"nos": 4, "eles": 0}, "only a name and a loop"
+    four_one = replay_match(
         record(deal_with_nos_points(59), deal_with_nos_points(91), deal_with_nos_points(91))
     )
-    assert four_one["winner"] == "nos" and score_sheet(four_one)["pente"] is None
+    assert four_one.winner is Team.NOS and score_sheet(four_one)["pente"] is None
 
 
 def test_games_past_the_fourth_start_a_new_ring_of_dots():
-    capotes = replay_record(record(*[deal_json(3, "2H", CAPOTE_PLAYS)] * 2, target=7))
+    capotes = replay_match(record(*[deal_json(3, "2H", CAPOTE_PLAYS)] * 2, target=7))
     rings = [(dot["arm"], dot["ring"]) for dot in score_sheet(capotes)["cruz"]["nos"]]
     assert rings[3:6] == [("left", 0), ("top", 1), ("right", 1)] and len(rings) == 8
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from scorekeeper.commands.options import add_rules_option, parse_rules
 from scorekeeper.errors import RecordError
-from scorekeeper.rules.seats import seat_label
+from scorekeeper.rules import Ending, MatchResult, Team, seat_label
 from scorekeeper.strict_json import JsonLimits, loads
 
 RECORD_LIMITS = JsonLimits(values=200_000, string=10_000)
@@ -47,7 +47,7 @@ def read_record_file(name: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from scorekeeper.rules import replay_record
+    from scorekeeper.rules import replay_match
 
     data = read_record_file(args.file)
     if isinstance(data, dict) and "record" in data and "events" in data:
@@ -56,48 +56,47 @@ def run(args: argparse.Namespace) -> int:
         if not isinstance(data, dict):
             raise RecordError("a match record must be a JSON object with a \"deals\" list")
         data = dict(data, rules=parse_rules(args.rules).to_json())
-    result = replay_record(data)
+    result = replay_match(data)
     if args.json:
-        print(json.dumps(result, ensure_ascii=False))
+        print(json.dumps(result.to_json(), ensure_ascii=False))
     else:
         print(format_result(result))
     return 0
 
 
-
-
-def format_result(result: dict[str, Any]) -> str:
+def format_result(result: MatchResult) -> str:
     """A summary for people: one block per deal, then the match score."""
     lines = []
-    for number, deal in enumerate(result["deals"], start=1):
-        points = deal["points"]
-        if deal.get("thrown_in"):
-            state = f"thrown in: {deal['thrown_in']}"
-        elif deal["complete"]:
+    for deal in result.deals:
+        points = deal.points
+        if deal.thrown_in is not None:
+            state = f"thrown in: {deal.thrown_in.value}"
+        elif deal.complete:
             state = "complete"
         else:
-            state = f"in progress, vaza {len(deal['tricks']) + 1}"
+            state = f"in progress, vaza {len(deal.tricks) + 1}"
         lines.append(
-            f"Deal {number} — dealer {seat_label(deal['dealer'])}, trunfo {deal['turned']} ({state}): "
-            f"Nós {points['nos']} – Eles {points['eles']} points"
+            f"Deal {deal.number} — dealer {seat_label(deal.dealer)}, trunfo {deal.turned} ({state}): "
+            f"Nós {points.nos} – Eles {points.eles} points"
         )
-        for revoke in deal["revokes"]:
+        for found in deal.revokes:
+            revoke = found.revoke
             lines.append(
-                f"  renúncia: {seat_label(revoke['seat'])} played {revoke['card']} "
-                f"on {revoke['led']} in vaza {revoke['trick']} — {revoke['proof']}"
+                f"  renúncia: {seat_label(revoke.seat)} played {revoke.card} "
+                f"on {revoke.led.value} in vaza {revoke.trick} — {revoke.proof}"
             )
-        riscos = deal["riscos"]
-        if deal["outcome"] == "tie":
+        riscos = deal.riscos
+        if deal.ending is Ending.TIE:
             lines.append("  60–60: nobody scores")
-        elif deal["outcome"] == "thrown_in":
-            lines.append(f"  no score: {seat_label(deal['dealer'])} deals again")
-        elif riscos["nos"] or riscos["eles"]:
-            team = "Nós" if riscos["nos"] else "Eles"
-            gained = max(riscos.values())
+        elif deal.ending is Ending.THROWN_IN:
+            lines.append(f"  no score: {seat_label(deal.dealer)} deals again")
+        elif riscos.nos or riscos.eles:
+            team = Team.NOS if riscos.nos else Team.ELES
+            gained = riscos[team]
             word = "risco" if gained == 1 else "riscos"
-            lines.append(f"  {team} +{gained} {word} ({deal['outcome']})")
-    score = result["score"]
-    lines.append(f"Score: Nós {score['nos']} – Eles {score['eles']} riscos")
-    if result["winner"]:
-        lines.append(f"Match won by {'Nós' if result['winner'] == 'nos' else 'Eles'}")
+            lines.append(f"  {team.label} +{gained} {word} ({deal.ending.value})")
+    score = result.score
+    lines.append(f"Score: Nós {score.nos} – Eles {score.eles} riscos")
+    if result.winner is not None:
+        lines.append(f"Match won by {result.winner.label}")
     return "\n".join(lines)

@@ -220,11 +220,12 @@ def _video_detections(args: argparse.Namespace) -> tuple[float | None, Iterator[
 
 def _account(tracked: Any, comparison: Any, *, fps: float, seconds: float) -> str:
     from scorekeeper.commands.replay import format_result
+    from scorekeeper.rules import replay_match
     from scorekeeper.tracking.events import describe
 
     lines = [describe(e) for e in tracked.events]
     lines.append("")
-    lines.append(format_result(tracked.result()))
+    lines.append(format_result(replay_match(tracked.record)))
     delays = tracked.play_delays()
     speed = tracked.frames / seconds if seconds > 0 else float("inf")
     line = f"Tracked {tracked.frames} frames at {speed:,.0f} frames/s"

@@ -8,40 +8,39 @@ the game were still going on.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from scorekeeper.rules import seat_label
-from scorekeeper.store import Store
+from scorekeeper.rules import PerTeam, seat_label
+from scorekeeper.store import Store, TableState
 from scorekeeper.tracking import events as game
 
 
 def describe(
-    event: game.Event, state: dict[str, Any], *, waiting: bool = False, confirm_next_match: bool = False
+    event: game.Event, state: TableState, *, waiting: bool = False, confirm_next_match: bool = False
 ) -> str | None:
     """A line for people about ``event``, given the stored state right after it; None to stay quiet.
 
     ``waiting``: the match is won and this event is held for the next match, which the table
     starts on the page (``confirm_next_match``)."""
-    names = state.get("names") or ["", "", "", ""]
 
     def who(seat: int) -> str:
-        return seat_label(seat, names[seat])
+        return seat_label(seat, state.names[seat])
 
-    score = state["score"]
-    current = state.get("current") or {}
-    points = current.get("points", {"nos": 0, "eles": 0})
+    score = state.result.score
+    current = state.current
+    points = current.points if current is not None else PerTeam()
     if isinstance(event, game.DealStarted):
         if waiting:
             return (f"Next deal: dealer {who(event.dealer)}, trunfo {event.turned}"
                     " (match won: it waits for \"Nova partida\" on the page)")
-        opened = " · a new match" if current.get("number") == 1 and state.get("match", 1) > 1 else ""
-        return (f"Match {state.get('match', 1)}, deal {current.get('number', event.deal)}: "
+        number = current.number if current is not None else event.deal
+        opened = " · a new match" if number == 1 and state.match > 1 else ""
+        return (f"Match {state.match}, deal {number}: "
                 f"dealer {who(event.dealer)}, trunfo {event.turned}{opened}")
     if isinstance(event, game.CardPlayed):
         return f"  vaza {event.trick}: {who(event.seat)} plays {event.card}"
     if isinstance(event, game.TrickGathered):
         line = f"  vaza {event.trick} to {who(event.winner)}, {event.points} points"
-        return line if waiting else f"{line} · deal Nós {points['nos']} – Eles {points['eles']}"
+        return line if waiting else f"{line} · deal Nós {points.nos} – Eles {points.eles}"
     if isinstance(event, game.RevokeFlagged):
         kind = "suspected renúncia" if event.suspected else "renúncia"
         return f"  {kind}: {who(event.seat)} played {event.card} on {event.led} in vaza {event.trick}: {event.proof}"
@@ -50,16 +49,16 @@ def describe(
     if isinstance(event, game.DealEnded):
         if waiting:
             return "Deal ended (not counted yet: it waits for \"Nova partida\")"
-        riscos = current.get("riscos", {"nos": 0, "eles": 0})
+        riscos = current.riscos if current is not None else PerTeam()
         line = (
-            f"Deal {current.get('number', event.deal)} ended: Nós {points['nos']} – Eles {points['eles']} points,"
-            f" riscos +{riscos['nos']} / +{riscos['eles']} · match Nós {score['nos']} – Eles {score['eles']}"
+            f"Deal {current.number if current is not None else event.deal} ended: Nós {points.nos} – Eles {points.eles} points,"
+            f" riscos +{riscos.nos} / +{riscos.eles} · match Nós {score.nos} – Eles {score.eles}"
         )
-        if state.get("winner"):
-            winner = "Nós" if state["winner"] == "nos" else "Eles"
+        winner = state.result.winner
+        if winner is not None:
             then = ('tap "Nova partida" on the page for the next match' if confirm_next_match
                     else "the next trunfo starts the next match")
-            line += f"\nMatch {state.get('match', 1)} won by {winner}; {then}"
+            line += f"\nMatch {state.match} won by {winner.label}; {then}"
         return line
     return None
 
@@ -75,7 +74,7 @@ def printer(
     ``waiting`` says whether the recorder holds the events for the next match."""
 
     def show(event: game.Event, _stored_at: float) -> None:
-        line = describe(event, store.state(table_id), waiting=waiting(), confirm_next_match=confirm_next_match)
+        line = describe(event, store.table_state(table_id), waiting=waiting(), confirm_next_match=confirm_next_match)
         if line:
             print(line, flush=True)
 

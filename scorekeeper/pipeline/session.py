@@ -51,9 +51,8 @@ class TableSession:
         store = Store.open(self.database)
         if self.rules is not None:
             check_camera_rules(self.rules)  # before the table's rules change for nothing
-            wanted = self.rules.to_json()
-            if store.state(self.table_id)["rules"] != wanted:
-                store.append(self.table_id, RulesChanged(wanted))
+            if store.table_state(self.table_id).result.rules != self.rules:
+                store.append(self.table_id, RulesChanged(self.rules.to_json()))
         return store
 
     def run(self, store: Store) -> LoopStats:

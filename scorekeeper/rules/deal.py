@@ -25,7 +25,7 @@ from enum import Enum
 
 from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules.cards import Card, Deck, Suit
-from scorekeeper.rules.seats import SEATS, Team, next_seat, seat_label, team_of
+from scorekeeper.rules.seats import SEATS, PerTeam, Team, next_seat, seat_label, team_of
 from scorekeeper.rules.trick import Trick
 from scorekeeper.rules.variants import FirstLead, Rules
 
@@ -34,6 +34,10 @@ POINTS_PER_DEAL = 120
 
 
 class Phase(str, Enum):
+    """Where a deal stands; ``AWAITING_TURN`` is a table with no deal yet (the tracker waits for the
+    turned card)."""
+
+    AWAITING_TURN = "awaiting_turn"
     PLAYING = "playing"
     COMPLETE = "complete"
     THROWN_IN = "thrown_in"
@@ -175,12 +179,13 @@ class Deal:
         return not self.deck.trunfo_is_cut and self.turned not in self.played
 
     @property
-    def points(self) -> dict[str, int]:
-        totals = {Team.NOS.value: 0, Team.ELES.value: 0}
+    def points(self) -> PerTeam:
+        """The card points each team took in the vazas gathered so far."""
+        totals = PerTeam()
         for trick in self.tricks:
             winner = trick.winner(self.trump)
             assert winner is not None
-            totals[team_of(winner).value] += trick.points
+            totals += PerTeam.only(team_of(winner), trick.points)
         return totals
 
     def tricks_won(self, team: Team) -> int:
@@ -321,10 +326,6 @@ class Deal:
             return cards
         following = tuple(card for card in cards if card.suit is led)
         return following or cards
-
-    def remaining(self) -> tuple[Card, ...]:
-        """Cards not yet played, in deck order."""
-        return tuple(card for card in self.deck.cards if card not in self.played)
 
     def _trick_of(self, card: Card) -> int:
         for number, trick in enumerate(self.tricks, start=1):

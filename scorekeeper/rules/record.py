@@ -4,8 +4,9 @@ A record is ``{"rules": {...}, "deals": [{"dealer": 3, "trump": "AH", "plays": [
 ``trump`` is the turned card (in the Azores deck, the rejected card cut to show the trunfo), ``plays``
 the cards in playing order (fewer than 40 while the deal is in progress), and ``"thrown_in": "melar"``
 (or ``jogo_abaixo``, ``manual``) marks a deal thrown in: no score, the same dealer deals again.
-:func:`replay_record` turns it into the result ``scorekeeper replay --json`` prints. Every problem
-is a :class:`RecordError` naming the deal, the play and what to fix.
+:func:`replay_match` turns it into a typed :class:`~scorekeeper.rules.results.MatchResult`;
+:func:`replay_record` into its JSON, what ``scorekeeper replay --json`` prints. Every problem is a
+:class:`RecordError` naming the deal, the play and what to fix.
 
 >>> result = replay_record({"deals": [{"dealer": 3, "trump": "AH", "plays": ["2S", "3S"]}]})
 >>> result["deals"][0]["table"], result["score"], result["winner"]
@@ -21,8 +22,9 @@ from typing import Any
 from scorekeeper.errors import RecordError, ScorekeeperError
 from scorekeeper.rules.cards import Card, Deck
 from scorekeeper.rules.deal import TRICKS_PER_DEAL, Deal, ThrowInReason
+from scorekeeper.rules.results import DealResult, MatchResult, RevokeResult, TableCards, TrickResult
 from scorekeeper.rules.scoring import MatchScore, deal_outcome
-from scorekeeper.rules.seats import SEATS, next_seat, team_of
+from scorekeeper.rules.seats import SEATS, next_seat
 from scorekeeper.rules.trick import TRICK_SIZE
 from scorekeeper.rules.variants import Rules
 
@@ -200,17 +202,24 @@ def _settled(item: DealReplay) -> bool:
 
 def replay_record(data: Any) -> dict[str, Any]:
     """Validate and replay a record given as parsed JSON; return what ``replay --json`` prints."""
-    record = parse_record(data)
+    return replay_match(data).to_json()
+
+
+def replay_match(data: Any) -> MatchResult:
+    """Validate and replay a record given as parsed JSON (or a :class:`MatchRecord`)."""
+    return match_result(data if isinstance(data, MatchRecord) else parse_record(data))
+
+
+def match_result(record: MatchRecord) -> MatchResult:
+    """The result of replaying ``record`` (raises :class:`RecordError` like :func:`replay`)."""
     replays = replay(record)
     final = replays[-1].score_after if replays else MatchScore(target=record.rules.target)
-    winner = final.winner
-    return {
-        "rules": record.rules.to_json(),
-        "deals": [deal_json(item) for item in replays],
-        "score": final.to_json(),
-        "winner": winner.value if winner else None,
-        "next_dealer": next_dealer(replays),
-    }
+    return MatchResult(
+        rules=record.rules,
+        deals=tuple(deal_result(item) for item in replays),
+        score=final,
+        next_dealer=next_dealer(replays),
+    )
 
 
 def next_dealer(replays: Sequence[DealReplay]) -> int:
@@ -221,44 +230,32 @@ def next_dealer(replays: Sequence[DealReplay]) -> int:
     return last.dealer if last.thrown_in is not None else next_seat(last.dealer)
 
 
-def deal_json(item: DealReplay) -> dict[str, Any]:
+def deal_result(item: DealReplay) -> DealResult:
     deal = item.deal
     outcome = deal_outcome(deal, dismissed=item.dismissed)
     tricks = []
     for trick in deal.tricks:
-        tricks.append(
-            {
-                "leader": trick.leader,
-                "cards": [card.notation for card in trick.cards],
-                "winner": trick.winner(deal.trump),
-                "points": trick.points,
-            }
-        )
-    return {
-        "dealer": deal.dealer,
-        "turned": deal.turned.notation,
-        "trump": deal.trump.value,
-        "tricks": tricks,
-        "table": {
-            "leader": deal.current_trick.leader,
-            "cards": [card.notation for card in deal.current_trick.cards],
-            "to_play": deal.to_play,
-        },
-        "points": deal.points,
-        "complete": deal.is_complete,
-        "thrown_in": deal.thrown_in.value if deal.thrown_in is not None else None,
-        "riscos": outcome.riscos_json(item.bonus if outcome.decided and not outcome.tie else 0),
-        "outcome": outcome.reason,
-        "bonus": item.bonus,
-        "revokes": [
-            dict(
-                revoke.to_json(),
-                team=team_of(revoke.seat).value,
-                dismissed=(revoke.trick, revoke.seat) in item.dismissed,
-            )
+        winner = trick.winner(deal.trump)
+        assert winner is not None  # a gathered vaza has its four cards
+        tricks.append(TrickResult(leader=trick.leader, cards=trick.cards, winner=winner, points=trick.points))
+    return DealResult(
+        number=item.number,
+        dealer=deal.dealer,
+        turned=deal.turned,
+        trump=deal.trump,
+        tricks=tuple(tricks),
+        table=TableCards(leader=deal.current_trick.leader, cards=deal.current_trick.cards, to_play=deal.to_play),
+        points=deal.points,
+        complete=deal.is_complete,
+        thrown_in=deal.thrown_in,
+        riscos=outcome.riscos_with(item.bonus if outcome.decided and not outcome.tie else 0),
+        ending=outcome.ending,
+        bonus=item.bonus,
+        revokes=tuple(
+            RevokeResult(revoke=revoke, dismissed=(revoke.trick, revoke.seat) in item.dismissed)
             for revoke in deal.revokes
-        ],
-    }
+        ),
+    )
 
 
 def record_from_deals(deals: Sequence[Deal], rules: Rules) -> MatchRecord:

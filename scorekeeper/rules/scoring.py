@@ -1,6 +1,6 @@
 """What a deal is worth in riscos, and the match as a fold over deals.
 
->>> from scorekeeper.rules.seats import Team
+>>> from scorekeeper.rules.seats import PerTeam, Team
 >>> riscos_for_points(90, tricks_won=9, rules=Rules()), riscos_for_points(91, tricks_won=9, rules=Rules())
 (1, 2)
 >>> riscos_for_points(120, tricks_won=9, rules=Rules()), riscos_for_points(120, tricks_won=10, rules=Rules())
@@ -9,11 +9,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection
 from dataclasses import dataclass
+from enum import Enum
 
 from scorekeeper.rules.deal import POINTS_PER_DEAL, TRICKS_PER_DEAL, Deal
-from scorekeeper.rules.seats import Team
+from scorekeeper.rules.seats import PerTeam, Team
 from scorekeeper.rules.variants import (
     CAPOTE_RISCOS,
     CapoteRule,
@@ -44,47 +45,64 @@ def riscos_for_points(points: int, *, tricks_won: int, rules: Rules) -> int:
     return 0
 
 
-@dataclass(frozen=True, slots=True)
+class Ending(str, Enum):
+    """How a deal ends up on the score sheet (so far, for a deal in progress)."""
+
+    POINTS = "points"
+    CAPOTE = "capote"
+    RENUNCIA = "renuncia"
+    TIE = "tie"
+    THROWN_IN = "thrown_in"
+    IN_PROGRESS = "in_progress"
+
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DealOutcome:
     """How a deal ends up on the score sheet (so far, for a deal in progress)."""
 
-    winner: Team | None
-    riscos: int
-    decided: bool
-    """True once the deal's riscos are settled: complete, ended by a penalised renúncia, or thrown in."""
-    tie: bool
-    reason: str
-    """``points``, ``capote``, ``renuncia``, ``tie``, ``thrown_in`` or ``in_progress``."""
+    ending: Ending
+    winner: Team | None = None
+    riscos: int = 0
+    """The riscos the deal itself is worth to ``winner``, before any tie carried into it."""
+
+    @property
+    def decided(self) -> bool:
+        """True once the deal's riscos are settled: complete, ended by a penalised renúncia, or thrown in."""
+        return self.ending is not Ending.IN_PROGRESS
+
+    @property
+    def tie(self) -> bool:
+        return self.ending is Ending.TIE
 
     @property
     def thrown_in(self) -> bool:
-        return self.reason == "thrown_in"
+        return self.ending is Ending.THROWN_IN
 
-    def riscos_json(self, bonus: int = 0) -> dict[str, int]:
-        score = {Team.NOS.value: 0, Team.ELES.value: 0}
-        if self.winner is not None:
-            score[self.winner.value] = self.riscos + bonus
-        return score
+    def riscos_with(self, bonus: int) -> PerTeam:
+        """The riscos per team once settled, with ``bonus`` (ties carried into the deal) to the winner."""
+        return PerTeam.only(self.winner, self.riscos + bonus)
 
 
 def deal_outcome(deal: Deal, *, dismissed: Collection[tuple[int, int]] = ()) -> DealOutcome:
     """``dismissed``: (vaza, seat) of renúncias the table rejected, which are never penalised."""
     rules = deal.rules
     if deal.thrown_in is not None:
-        return DealOutcome(None, 0, True, False, "thrown_in")
+        return DealOutcome(ending=Ending.THROWN_IN)
     upheld = [r for r in deal.revokes if (r.trick, r.seat) not in dismissed]
     claimed = deal.is_complete or rules.renuncia_claim is RenunciaClaim.AT_ONCE
     if upheld and rules.renuncia is RenunciaRule.PENALIZE and claimed:
         first = upheld[0]
-        return DealOutcome(first.team.opponents, rules.renuncia_riscos, True, False, "renuncia")
+        return DealOutcome(ending=Ending.RENUNCIA, winner=first.team.opponents, riscos=rules.renuncia_riscos)
     if not deal.is_complete:
-        return DealOutcome(None, 0, False, False, "in_progress")
+        return DealOutcome(ending=Ending.IN_PROGRESS)
     points = deal.points
-    if points[Team.NOS.value] == points[Team.ELES.value] == HALF:
-        return DealOutcome(None, 0, True, True, "tie")
-    winner = Team.NOS if points[Team.NOS.value] > HALF else Team.ELES
-    riscos = riscos_for_points(points[winner.value], tricks_won=deal.tricks_won(winner), rules=rules)
-    return DealOutcome(winner, riscos, True, False, "capote" if riscos == CAPOTE_RISCOS else "points")
+    if points.nos == points.eles == HALF:
+        return DealOutcome(ending=Ending.TIE)
+    winner = Team.NOS if points.nos > HALF else Team.ELES
+    riscos = riscos_for_points(points[winner], tricks_won=deal.tricks_won(winner), rules=rules)
+    ending = Ending.CAPOTE if riscos == CAPOTE_RISCOS else Ending.POINTS
+    return DealOutcome(ending=ending, winner=winner, riscos=riscos)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +139,3 @@ class MatchScore:
     def to_json(self) -> dict[str, int]:
         return {Team.NOS.value: self.nos, Team.ELES.value: self.eles}
 
-
-def score_deals(deals: Iterable[Deal], rules: Rules) -> MatchScore:
-    score = MatchScore(target=rules.target)
-    for deal in deals:
-        score = score.after(deal_outcome(deal), rules)
-    return score

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 
 SEATS: tuple[int, ...] = (0, 1, 2, 3)
@@ -28,6 +29,34 @@ class Team(str, Enum):
     @property
     def label(self) -> str:
         return "Nós" if self is Team.NOS else "Eles"
+
+
+@dataclass(frozen=True, slots=True)
+class PerTeam:
+    """A count for each team (card points, riscos): ``per_team[Team.NOS]``."""
+
+    nos: int = 0
+    eles: int = 0
+
+    @classmethod
+    def only(cls, team: Team | None, count: int) -> PerTeam:
+        """``count`` for ``team``, nothing for the other (nothing at all for no team)."""
+        if team is Team.NOS:
+            return cls(nos=count)
+        return cls(eles=count) if team is Team.ELES else cls()
+
+    def __getitem__(self, team: Team) -> int:
+        if team is Team.NOS:
+            return self.nos
+        if team is Team.ELES:
+            return self.eles
+        raise KeyError(f"{team!r} is not a team: use Team.NOS or Team.ELES")
+
+    def __add__(self, other: PerTeam) -> PerTeam:
+        return PerTeam(nos=self.nos + other.nos, eles=self.eles + other.eles)
+
+    def to_json(self) -> dict[str, int]:
+        return {Team.NOS.value: self.nos, Team.ELES.value: self.eles}
 
 
 def team_of(seat: int) -> Team:

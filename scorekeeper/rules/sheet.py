@@ -9,33 +9,35 @@ neither changes who wins. Each mark knows the deal it was scored in, so a page c
   fourth start a new ring of dots further out. A match won with the other team on no game is a
   ``pente`` (comb), "indicated by drawing a loop round the four dots representing the won games".
 
->>> from scorekeeper.rules.record import replay_record
->>> sheet = score_sheet(replay_record({"deals": []}))
+>>> from scorekeeper.rules.record import replay_match
+>>> sheet = score_sheet(replay_match({"deals": []}))
 >>> sheet["tracos"], sheet["pente"]
 ({'nos': [], 'eles': []}, None)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scorekeeper.rules.seats import Team
+
+if TYPE_CHECKING:
+    from scorekeeper.rules.results import MatchResult
 
 CROSS_ARMS: tuple[str, ...] = ("top", "right", "bottom", "left")
 """The arms of the cross in the order their ends take a team's dots."""
 
 
-def score_sheet(result: Mapping[str, Any]) -> dict[str, Any]:
-    """The marks of the sheet for ``result``, what :func:`~scorekeeper.rules.replay_record` returns.
+def score_sheet(result: MatchResult) -> dict[str, Any]:
+    """The marks of the sheet for ``result``, in the JSON the page draws them from:
 
     ``{"style", "target", "tracos": {team: [deal, ...]}, "cruz": {team: [{"deal", "arm", "ring"}, ...]},
     "pente": team or None}``: one entry per risco, in the order they were scored.
     """
     strokes: dict[str, list[int]] = {Team.NOS.value: [], Team.ELES.value: []}
-    for number, deal in enumerate(result["deals"], start=1):
-        for team, riscos in deal["riscos"].items():
-            strokes[team].extend([number] * riscos)
+    for number, deal in enumerate(result.deals, start=1):
+        for team in Team:
+            strokes[team.value].extend([number] * deal.riscos[team])
     cross = {
         team: [
             {"deal": deal, "arm": CROSS_ARMS[game % len(CROSS_ARMS)], "ring": game // len(CROSS_ARMS)}
@@ -43,11 +45,11 @@ def score_sheet(result: Mapping[str, Any]) -> dict[str, Any]:
         ]
         for team, deals in strokes.items()
     }
-    winner = result["winner"]
-    pente = winner if winner is not None and not strokes[Team(winner).opponents.value] else None
+    winner = result.winner
+    pente = winner.value if winner is not None and not strokes[winner.opponents.value] else None
     return {
-        "style": result["rules"]["sheet"],
-        "target": result["rules"]["target"],
+        "style": result.rules.sheet.value,
+        "target": result.rules.target,
         "tracos": strokes,
         "cruz": cross,
         "pente": pente,

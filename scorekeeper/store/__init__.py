@@ -2,7 +2,7 @@
 
 Nothing is ever updated or deleted: a correction, an undo, a renúncia decision is one more event, so a
 crash or a restart loses nothing and every change can be undone. The state is a fold of the log into a
-match record, replayed by :func:`scorekeeper.rules.replay_record`; a write whose log would no longer
+match record, replayed by :func:`scorekeeper.rules.replay_match`; a write whose log would no longer
 replay (an unknown card, a card played twice, a deal after the match was won) is refused and nothing is
 written. Several tables (a tournament) share one file, each with its own id and its own sequence.
 
@@ -19,8 +19,9 @@ The API the tracker and the web app use::
     store.undo("mesa")                             # cancels the latest event still in effect
     store.events("mesa")     # [StoredEvent(table_id, seq, at, event), ...] the whole log
     store.record("mesa")     # {"rules": {...}, "deals": [{"dealer", "trump", "plays"}]}
-    store.state("mesa")      # replay result + "score", "current" deal, "revokes" with status, open
-                             # "doubts" (DoubtRaised until a DoubtSettled names its seq), "history"
+    store.table_state("mesa")  # TableState: the engine's MatchResult, renúncias with the table's
+                             # decisions, open doubts, names, the matches before ("history")
+    store.state("mesa")      # its JSON, as GET /api/state serves it: "score", "current" deal, ...
     store.subscribe(lambda table, seq: ...)        # told after each append through this object
 
 Errors are :class:`StoreError` (or the engine's :class:`~scorekeeper.errors.RecordError` and
@@ -61,14 +62,14 @@ from scorekeeper.store.sqlite import (
     check_table_id,
     default_db_path,
 )
-from scorekeeper.store.state import build_state
+from scorekeeper.store.state import TableState, build_state
 
 __all__ = [
     "DEFAULT_TABLE", "DOUBT_REASONS", "EVENT_TYPES", "SCHEMA_VERSION",
     "CardCorrected", "CardPlayed", "ConflictError", "DealCorrected", "DealStarted", "DealThrownIn", "DoubtRaised",
     "DoubtSettled", "Event", "Folded",
     "Match", "MatchStarted", "RecordReplaced", "RenunciaConfirmed", "RenunciaDismissed", "RulesChanged",
-    "SeatNamed", "Store", "StoreError", "StoredEvent", "TrickGathered", "Undone",
+    "SeatNamed", "Store", "StoreError", "StoredEvent", "TableState", "TrickGathered", "Undone",
     "build_state", "check_table_id", "default_db_path", "event_from_json", "event_to_json", "fold",
     "in_effect",
 ]

@@ -23,9 +23,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scorekeeper.rules import parse_record, seat_label
+from scorekeeper.rules import MAX_PLAYS, parse_record, seat_label
 from scorekeeper.store.events import (
     CardCorrected,
     CardPlayed,
@@ -46,7 +46,8 @@ from scorekeeper.store.events import (
     Undone,
 )
 
-MAX_PLAYS = 40
+if TYPE_CHECKING:
+    from scorekeeper.store.state import MatchSummary
 
 RevokeKey = tuple[int, int, int]
 """(deal, trick, seat), deal and trick counted from 1: how a renúncia is named."""
@@ -63,7 +64,7 @@ class Match:
     """The tracker's doubts still open, by the ``seq`` of their ``doubt_raised``."""
     names: dict[int, str] = field(default_factory=dict)
     """The players' names by seat, carried from one match to the next (the same people sit on)."""
-    summary: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    summary: MatchSummary | None = field(default=None, compare=False, repr=False)
     """Its line in the history, kept once it is over (a finished match never changes)."""
 
 
@@ -168,7 +169,7 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
             )
         plays = deals[-1]["plays"]
         if len(plays) >= MAX_PLAYS:
-            raise StoreError(f"card {event.card}: deal {len(deals)} already has its 40 cards: start a new deal")
+            raise StoreError(f"card {event.card}: deal {len(deals)} already has its {MAX_PLAYS} cards: start a new deal")
         plays.append(event.card)
     elif isinstance(event, TrickGathered):
         pass  # the engine closes a vaza on its fourth card; kept in the log for audits

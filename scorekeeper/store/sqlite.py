@@ -34,7 +34,7 @@ from scorekeeper.store.events import (
 )
 from scorekeeper.store.fold import Folded, Match, fold
 from scorekeeper.store.salvage import salvage
-from scorekeeper.store.state import build_state, replay
+from scorekeeper.store.state import TableState, build_state, replay
 from scorekeeper.strict_json import loads
 
 SCHEMA_VERSION = 1
@@ -93,7 +93,7 @@ class Store:
     def __init__(self, path: str | os.PathLike[str], *, check: bool = True) -> None:
         self.path = Path(path)
         self._listeners: list[Listener] = []
-        self._cache: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._cache: dict[str, tuple[int, TableState]] = {}
         self._logs: dict[str, tuple[int, list[StoredEvent]]] = {}  # rows never change: read each once
         self._folds: dict[str, tuple[int, Folded]] = {}  # (last seq folded, the fold): writes extend it
         self._quarantined: dict[str, dict[int, Repair]] = {}
@@ -250,12 +250,12 @@ class Store:
             self._folds[table_id] = (log[-1].seq if log else 0, folded)
         return folded
 
-    def _state_of(self, table_id: str, seq: int, log: list[StoredEvent]) -> dict[str, Any]:
+    def _state_of(self, table_id: str, seq: int, log: list[StoredEvent]) -> TableState:
         """The state after ``log``; an event that breaks the replay is quarantined (a damaged log)."""
         for _ in range(len(log) + 1):
             try:
                 folded = self._fold(table_id, log)
-                return self._with_repairs(table_id, build_state(table_id, seq, folded))
+                return build_state(table_id, seq, folded)
             except ScorekeeperError:
                 culprit = _first_breaking(table_id, log)
                 self._quarantine(Repair(
@@ -265,11 +265,10 @@ class Store:
                 log = [stored for stored in log if stored.seq != culprit.seq]
         raise StoreError(f"table {table_id!r}: its log does not replay")  # pragma: no cover
 
-    def _with_repairs(self, table_id: str, state: dict[str, Any]) -> dict[str, Any]:
+    def _repair_lines(self, table_id: str) -> list[str]:
         with self._cache_lock:
             rows = sorted(self._quarantined.get(table_id, {}).values(), key=lambda r: r.seq or 0)
-        state["repairs"] = [repair.line() for repair in (*self._file_repairs, *rows)]
-        return state
+        return [repair.line() for repair in (*self._file_repairs, *rows)]
 
     def folded(self, table_id: str) -> Folded:
         self.state(table_id)  # replays, quarantining what does not
@@ -284,8 +283,12 @@ class Store:
         return copy.deepcopy(self.folded(table_id).record)
 
     def state(self, table_id: str) -> dict[str, Any]:
-        """The table's state (see :func:`scorekeeper.store.state.build_state`) plus ``"repairs"``
-        (one line per row set aside), cached per log length."""
+        """The JSON of the table's state (:meth:`TableState.to_json`) plus ``"repairs"`` (one line
+        per row set aside): what the page and ``GET /api/state`` show."""
+        return {**self.table_state(table_id).to_json(), "repairs": self._repair_lines(table_id)}
+
+    def table_state(self, table_id: str) -> TableState:
+        """The table's state (see :func:`scorekeeper.store.state.build_state`), cached per log length."""
         check_table_id(table_id)
         conn = self._connect()
         try:
@@ -300,7 +303,7 @@ class Store:
             conn.close()
         state = self._state_of(table_id, seq, log)
         self._remember(table_id, seq, state)
-        return copy.deepcopy(state)
+        return state
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -331,7 +334,7 @@ class Store:
 
     def match_won(self, table_id: str) -> bool:
         """Whether the table's current match has a winner (the next deal belongs to a new match)."""
-        return bool(self.state(table_id)["winner"])
+        return self.table_state(table_id).result.winner is not None
 
     def undo(self, table_id: str, *, at: datetime | None = None, expect: int | None = None) -> list[StoredEvent]:
         """Undo the latest event that changed something (and the vaza gatherings and doubts after it)."""
@@ -384,7 +387,7 @@ class Store:
                     for offset, event in enumerate(make(base), start=1)
                 ]
                 folded = base.extend(new)
-                state = self._with_repairs(table_id, build_state(table_id, new[-1].seq, folded))
+                state = build_state(table_id, new[-1].seq, folded)
                 _check_decisions(new, state)
                 conn.executemany(
                     "INSERT INTO events (table_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
@@ -413,20 +416,20 @@ class Store:
             hit = self._cache.get(table_id)
         return hit is not None and hit[0] == seq
 
-    def _cached(self, table_id: str, seq: int) -> dict[str, Any] | None:
+    def _cached(self, table_id: str, seq: int) -> TableState | None:
         with self._cache_lock:
             hit = self._cache.get(table_id)
         if hit is not None and hit[0] == seq:
-            return copy.deepcopy(hit[1])
+            return hit[1]
         return None
 
-    def _remember(self, table_id: str, seq: int, state: dict[str, Any]) -> None:
+    def _remember(self, table_id: str, seq: int, state: TableState) -> None:
         with self._cache_lock:
             self._cache[table_id] = (seq, state)
 
 
 def _won(folded: Folded) -> bool:
-    return bool(folded.record["deals"]) and bool(replay(folded.record)["winner"])
+    return bool(folded.record["deals"]) and replay(folded.record).winner is not None
 
 
 def _index_after(log: list[StoredEvent], seq: int) -> int:
@@ -482,13 +485,12 @@ def _row(stored: StoredEvent) -> tuple[str, int, str, str, str]:
     return stored.table_id, stored.seq, kind, json.dumps(data, ensure_ascii=False), stored.at.isoformat()
 
 
-def _check_decisions(new: Sequence[StoredEvent], state: dict[str, Any]) -> None:
-    found = {(r["deal"], r["trick"], r["seat"]) for r in state["revokes"]}
+def _check_decisions(new: Sequence[StoredEvent], state: TableState) -> None:
     for stored in new:
         event = stored.event
         if not isinstance(event, RenunciaConfirmed | RenunciaDismissed):
             continue
-        if (event.deal, event.trick, event.seat) not in found:
+        if state.status_of((event.deal, event.trick, event.seat)) is None:
             raise StoreError(
                 f"no renúncia by {seat_label(event.seat)} in vaza {event.trick} of deal {event.deal} to decide on"
             )

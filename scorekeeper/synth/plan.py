@@ -74,7 +74,7 @@ def plan_deal(rng: random.Random, *, dealer: int, rules: Rules, revoke: bool = F
         dealer=dealer,
         turned=turned,
         tricks=tricks,
-        points=dict(deal.points),
+        points=deal.points.to_json(),
         revokes=tuple(dict(r.to_json()) for r in deal.revokes),
     )
 

@@ -33,9 +33,10 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from scorekeeper.errors import ScorekeeperError
-from scorekeeper.rules import replay_record
+from scorekeeper.rules import MatchResult, replay_record
 from scorekeeper.store import (
     StoredEvent,
+    TableState,
     build_state,
     check_table_id,
     event_from_json,
@@ -131,7 +132,7 @@ class TournamentStore:
             dsn, min_size=1, max_size=pool_size, kwargs={"row_factory": tuple_row}, open=False
         )
         self._logs: dict[str, list[StoredEvent]] = {}  # rows never change: read each one once
-        self._states: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._states: dict[str, tuple[int, TableState]] = {}
         self._lock = threading.Lock()
 
     @classmethod
@@ -289,7 +290,7 @@ class TournamentStore:
             cached = (seq, build_state(table_id, seq, fold(log)))
             with self._lock:
                 self._states[table_id] = cached
-        return copy.deepcopy(cached[1])
+        return cached[1].to_json()
 
     # -- the organiser's corrections -------------------------------------------------------------
 
@@ -381,7 +382,8 @@ class TournamentStore:
             score, winner = None, None
             if record is not None and (record.get("deals") or corrected):
                 result = _replayed(record)
-                score, winner = result["score"], result["winner"]
+                score = result.score.to_json()
+                winner = result.winner.value if result.winner is not None else None
             games.append(Game(round=round_number, nos=nos, eles=eles, table=table, match=match,
                               score=score, winner=winner, corrected=corrected))
         return games
@@ -519,10 +521,10 @@ def check_name(name: Any, what: str, *, limit: int = 40) -> str:
     return name.strip()
 
 
-def _replayed(record: Mapping[str, Any]) -> dict[str, Any]:
+def _replayed(record: Mapping[str, Any]) -> MatchResult:
     from scorekeeper.store.state import replay
 
-    return replay(dict(record))
+    return replay(record)
 
 
 def _last_seq(conn: psycopg.Connection[Any], tournament: str, table_id: str) -> int:

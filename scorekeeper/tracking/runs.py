@@ -64,9 +64,6 @@ class Run:
     def confidence(self) -> float:
         return self.confidence_sum / self.seen
 
-    def seen_since(self, frame: float) -> int:
-        return len(self.frames) - bisect.bisect_left(self.frames, frame)
-
     def between(self, first: float, last: float) -> tuple[list[int], list[Box]]:
         """The frames and boxes of the sightings from frame ``first`` to frame ``last``."""
         lo, hi = bisect.bisect_left(self.frames, first), bisect.bisect_right(self.frames, last)

@@ -42,11 +42,10 @@ about the deal); this module coordinates them: deals, plays, tricks and the even
 from __future__ import annotations
 
 from collections import deque
-from enum import Enum
 
 from scorekeeper.errors import IllegalPlayError, RulesError
 from scorekeeper.rules import DECK, Card, Deal, Rules, seat_label
-from scorekeeper.rules.deal import TRICKS_PER_DEAL
+from scorekeeper.rules.deal import TRICKS_PER_DEAL, Phase
 from scorekeeper.tracking.deal_state import CARDS_PER_TRICK, DealState
 from scorekeeper.tracking.events import (
     CardPlayed,
@@ -68,11 +67,6 @@ from scorekeeper.vision.detections import FrameDetections
 REPLAY_SECONDS = 180.0
 """How much of the stream before the turned card was recognised is kept to be read again with it:
 a whole deal at a café's pace, so memory stays bounded on a camera left running between deals."""
-
-
-class Phase(str, Enum):
-    AWAITING_TURN = "awaiting_turn"
-    PLAYING = "playing"
 
 
 
@@ -204,7 +198,7 @@ class Tracker(Sightings, Repairs, PlayIdentities):
                 frame=frame, deal=state.number, reason="stream_ended",
                 detail=f"the stream ended after {len(deal.tricks)} of {TRICKS_PER_DEAL} tricks",
             ))
-            events.append(DealEnded(frame=frame, deal=state.number, points=dict(deal.points),
+            events.append(DealEnded(frame=frame, deal=state.number, points=deal.points.to_json(),
                                     complete=False))
             self._finished.append(deal)
             self._state = None
@@ -463,7 +457,7 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         self._state = None
         self._tracks = {}
         self._forget_waiting()
-        return DealEnded(frame=frame, deal=state.number, points=dict(state.deal.points))
+        return DealEnded(frame=frame, deal=state.number, points=state.deal.points.to_json())
 
     def _flag_replays(self, state: DealState, frame: int) -> list[Event]:
         """A gathered card seen lying in the play area again: a misread the rules rule out."""

@@ -224,7 +224,7 @@ def new_deal(table: str | None) -> Response:
     turned = field(data, "turned", str, example='"turned": "AH" (the card the dealer turned)')
     dealer = data.get("dealer")
     if dealer is None:
-        dealer = get_store().state(table_id(table))["next_dealer"]
+        dealer = get_store().table_state(table_id(table)).result.next_dealer
     return write(table, data, DealStarted(dealer=dealer, turned=turned))
 
 
