@@ -321,7 +321,8 @@ def test_a_match_won_four_to_none_is_a_pente_and_scores_the_same():
     assert sheet["pente"] == "nos" and [dot["arm"] for dot in sheet["cruz"]["nos"]] == [
         "top", "right", "bottom", "left"
     ]
-    assert capote.winner is Team.NOS and capote.score.to_json() == {"nos": 4, "eles": 0}, "only a name and a loop"
+    assert capote.winner is Team.NOS, "only a name and a loop"
+    assert capote.score.to_json() == {"nos": 4, "eles": 0}
     four_one = replay_match(
         record(deal_with_nos_points(59), deal_with_nos_points(91), deal_with_nos_points(91))
     )

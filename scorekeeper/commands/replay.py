@@ -76,7 +76,8 @@ def format_result(result: MatchResult) -> str:
         else:
             state = f"in progress, vaza {len(deal.tricks) + 1}"
         lines.append(
-            f"Deal {deal.number} — dealer {seat_label(deal.dealer)}, trunfo {deal.turned} ({state}): "
+            f"Deal {deal.number} — dealer {seat_label(deal.dealer)}, "
+            f"trunfo {deal.turned} ({state}): "
             f"Nós {points.nos} – Eles {points.eles} points"
         )
         for found in deal.revokes:

@@ -50,8 +50,9 @@ def describe(
         if waiting:
             return "Deal ended (not counted yet: it waits for \"Nova partida\")"
         riscos = current.riscos if current is not None else PerTeam()
+        number = current.number if current is not None else event.deal
         line = (
-            f"Deal {current.number if current is not None else event.deal} ended: Nós {points.nos} – Eles {points.eles} points,"
+            f"Deal {number} ended: Nós {points.nos} – Eles {points.eles} points,"
             f" riscos +{riscos.nos} / +{riscos.eles} · match Nós {score.nos} – Eles {score.eles}"
         )
         winner = state.result.winner
@@ -74,7 +75,8 @@ def printer(
     ``waiting`` says whether the recorder holds the events for the next match."""
 
     def show(event: game.Event, _stored_at: float) -> None:
-        line = describe(event, store.table_state(table_id), waiting=waiting(), confirm_next_match=confirm_next_match)
+        state = store.table_state(table_id)
+        line = describe(event, state, waiting=waiting(), confirm_next_match=confirm_next_match)
         if line:
             print(line, flush=True)
 

@@ -34,7 +34,13 @@ from scorekeeper.rules.record import (
     replay_record,
 )
 from scorekeeper.rules.results import DealResult, MatchResult, RevokeResult, TableCards, TrickResult
-from scorekeeper.rules.scoring import DealOutcome, Ending, MatchScore, deal_outcome, riscos_for_points
+from scorekeeper.rules.scoring import (
+    DealOutcome,
+    Ending,
+    MatchScore,
+    deal_outcome,
+    riscos_for_points,
+)
 from scorekeeper.rules.seats import SEATS, PerTeam, Team, next_seat, seat_label, team_of
 from scorekeeper.rules.sheet import CROSS_ARMS, score_sheet
 from scorekeeper.rules.trick import Trick

@@ -237,14 +237,18 @@ def deal_result(item: DealReplay) -> DealResult:
     for trick in deal.tricks:
         winner = trick.winner(deal.trump)
         assert winner is not None  # a gathered vaza has its four cards
-        tricks.append(TrickResult(leader=trick.leader, cards=trick.cards, winner=winner, points=trick.points))
+        tricks.append(
+            TrickResult(leader=trick.leader, cards=trick.cards, winner=winner, points=trick.points)
+        )
     return DealResult(
         number=item.number,
         dealer=deal.dealer,
         turned=deal.turned,
         trump=deal.trump,
         tricks=tuple(tricks),
-        table=TableCards(leader=deal.current_trick.leader, cards=deal.current_trick.cards, to_play=deal.to_play),
+        table=TableCards(
+            leader=deal.current_trick.leader, cards=deal.current_trick.cards, to_play=deal.to_play
+        ),
         points=deal.points,
         complete=deal.is_complete,
         thrown_in=deal.thrown_in,

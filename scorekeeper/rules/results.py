@@ -53,7 +53,8 @@ class TableCards:
     to_play: int | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"leader": self.leader, "cards": [card.notation for card in self.cards], "to_play": self.to_play}
+        cards = [card.notation for card in self.cards]
+        return {"leader": self.leader, "cards": cards, "to_play": self.to_play}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -68,7 +68,8 @@ class DealOutcome:
 
     @property
     def decided(self) -> bool:
-        """True once the deal's riscos are settled: complete, ended by a penalised renúncia, or thrown in."""
+        """True once the deal's riscos are settled: complete, ended by a penalised renúncia, or
+        thrown in."""
         return self.ending is not Ending.IN_PROGRESS
 
     @property
@@ -80,7 +81,7 @@ class DealOutcome:
         return self.ending is Ending.THROWN_IN
 
     def riscos_with(self, bonus: int) -> PerTeam:
-        """The riscos per team once settled, with ``bonus`` (ties carried into the deal) to the winner."""
+        """Riscos per team once settled, ``bonus`` (ties carried into the deal) to the winner."""
         return PerTeam.only(self.winner, self.riscos + bonus)
 
 
@@ -93,7 +94,9 @@ def deal_outcome(deal: Deal, *, dismissed: Collection[tuple[int, int]] = ()) -> 
     claimed = deal.is_complete or rules.renuncia_claim is RenunciaClaim.AT_ONCE
     if upheld and rules.renuncia is RenunciaRule.PENALIZE and claimed:
         first = upheld[0]
-        return DealOutcome(ending=Ending.RENUNCIA, winner=first.team.opponents, riscos=rules.renuncia_riscos)
+        return DealOutcome(
+            ending=Ending.RENUNCIA, winner=first.team.opponents, riscos=rules.renuncia_riscos
+        )
     if not deal.is_complete:
         return DealOutcome(ending=Ending.IN_PROGRESS)
     points = deal.points

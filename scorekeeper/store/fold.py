@@ -169,7 +169,10 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
             )
         plays = deals[-1]["plays"]
         if len(plays) >= MAX_PLAYS:
-            raise StoreError(f"card {event.card}: deal {len(deals)} already has its {MAX_PLAYS} cards: start a new deal")
+            raise StoreError(
+                f"card {event.card}: deal {len(deals)} already has its {MAX_PLAYS} cards: "
+                "start a new deal"
+            )
         plays.append(event.card)
     elif isinstance(event, TrickGathered):
         pass  # the engine closes a vaza on its fourth card; kept in the log for audits

@@ -288,7 +288,7 @@ class Store:
         return {**self.table_state(table_id).to_json(), "repairs": self._repair_lines(table_id)}
 
     def table_state(self, table_id: str) -> TableState:
-        """The table's state (see :func:`scorekeeper.store.state.build_state`), cached per log length."""
+        """The table's state (:func:`~scorekeeper.store.state.build_state`), cached per seq."""
         check_table_id(table_id)
         conn = self._connect()
         try:

@@ -61,7 +61,8 @@ class RevokeView:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DoubtView:
-    """An open doubt as the page shows it: which vaza and seat, the card recorded now, the options."""
+    """An open doubt as the page shows it: which vaza and seat, the card recorded now, the
+    options."""
 
     seq: int
     doubt: DoubtRaised
@@ -110,7 +111,8 @@ class MatchSummary:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableState:
     """What a table shows after event ``seq``: the current match (``match``, from 1) replayed, its
-    renúncias with the table's decisions, its open doubts, the players' names, the matches before."""
+    renúncias with the table's decisions, its open doubts, the players' names, the matches
+    before."""
 
     table: str
     seq: int
@@ -134,7 +136,9 @@ class TableState:
 
     def to_json(self) -> dict[str, Any]:
         result = self.result
-        statuses = {(view.deal, view.revoke.trick, view.revoke.seat): view.status for view in self.revokes}
+        statuses = {
+            (view.deal, view.revoke.trick, view.revoke.seat): view.status for view in self.revokes
+        }
         deals = []
         for deal in result.deals:
             data = deal.to_json()
@@ -182,7 +186,9 @@ def build_state(table_id: str, seq: int, folded: Folded) -> TableState:
         revokes=revokes,
         doubts=tuple(_doubt(seq, doubt, result) for seq, doubt in sorted(current.doubts.items())),
         names=names(current),
-        history=tuple(_summary(number, match) for number, match in enumerate(folded.matches[:-1], 1)),
+        history=tuple(
+            _summary(number, match) for number, match in enumerate(folded.matches[:-1], 1)
+        ),
     )
 
 
@@ -191,7 +197,8 @@ def _doubt(seq: int, doubt: DoubtRaised, result: MatchResult) -> DoubtView:
     if doubt.play is not None:
         number, position = divmod(doubt.play - 1, TRICK_SIZE)
         replayed = result.deals[doubt.deal - 1]
-        vazas = [*((t.leader, t.cards) for t in replayed.tricks), (replayed.table.leader, replayed.table.cards)]
+        vazas = [(t.leader, t.cards) for t in replayed.tricks]
+        vazas.append((replayed.table.leader, replayed.table.cards))
         if number < len(vazas) and position < len(vazas[number][1]):
             seat = next_seat(vazas[number][0], position)
             card = vazas[number][1][position]
@@ -218,4 +225,6 @@ def _summarise(number: int, match: Match) -> MatchSummary:
         return MatchSummary(
             match=number, names=names(match), deals=deals, score=None, winner=None, error=str(error)
         )
-    return MatchSummary(match=number, names=names(match), deals=deals, score=result.score, winner=result.winner)
+    return MatchSummary(
+        match=number, names=names(match), deals=deals, score=result.score, winner=result.winner
+    )

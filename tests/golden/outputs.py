@@ -1,11 +1,14 @@
 """The JSON the program shows to the outside, made from fixed inputs: what the golden files hold.
 
-Each output is a name (its file under tests/golden/, without ``.json``) and the exact text the
-program printed or served: ``scorekeeper replay --json`` on every record of examples/ and
-tests/data/variants/ and on the demo clip's record, under its own rules and under every preset
-(an error line where the preset does not replay it), and its summary for people without ``--json``; and the page's ``GET /api/state`` (and the answers of the writes) for those records
-sent whole, played card by card, and for a table's evening of decisions (renúncias confirmed and
-dismissed, a doubt, names, a deal thrown in, an undo, a new match with its history line).
+Each output is a name (its file under tests/golden/, without ``.json`` or ``.txt``) and the exact
+text the program printed or served:
+
+- ``scorekeeper replay --json`` on every record of examples/ and tests/data/variants/ and on the
+  demo clip's record, under its own rules and under every preset (the error line where a preset
+  does not replay it), and the summary for people that ``replay`` prints without ``--json``;
+- the page's ``GET /api/state`` (and the answers of the writes) for those records sent whole,
+  played card by card, and for a table's evening of decisions (renúncias confirmed and dismissed,
+  doubts, names, a deal thrown in, an undo, new matches with their history lines).
 
 Regenerate the files (only when an output is meant to change, and say why in the commit):
 
@@ -26,6 +29,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent
+VARIANTS = ROOT / "tests" / "data" / "variants"
 PIN = "2468"
 AUTH = {"X-Scorekeeper-Pin": PIN}
 
@@ -35,7 +39,7 @@ def records() -> dict[str, Path]:
 
     found = {f"examples-{path.stem}": path for path in sorted((ROOT / "examples").glob("*.json"))}
     found.update(
-        {f"variants-{path.stem}": path for path in sorted((ROOT / "tests/data/variants").glob("*.json"))}
+        {f"variants-{path.stem}": path for path in sorted(VARIANTS.glob("*.json"))}
     )
     found["demo-clip"] = demo_clip()[1]
     return found
@@ -62,7 +66,8 @@ def replay_outputs() -> Iterator[tuple[str, str]]:
         yield f"replay/{name}", replay_cli(str(path), "--json")
         yield f"replay-text/{name}", replay_cli(str(path))
         for preset in PRESETS:
-            yield f"replay/{name}--rules-{preset}", replay_cli(str(path), "--json", "--rules", preset)
+            yield (f"replay/{name}--rules-{preset}",
+                   replay_cli(str(path), "--json", "--rules", preset))
 
 
 def client(folder: str) -> Any:
@@ -90,27 +95,26 @@ def state_outputs() -> Iterator[tuple[str, str]]:
             from scorekeeper.web.db import get_store
 
             with app.app_context():
-                store = get_store()
+                store, table = get_store(), app.config["DEFAULT_TABLE"]
                 if record.get("rules"):
-                    store.append(app.config["DEFAULT_TABLE"], RulesChanged(rules=record["rules"]))
+                    store.append(table, RulesChanged(rules=record["rules"]))
                 for number, deal in enumerate(record["deals"], start=1):
-                    store.append(app.config["DEFAULT_TABLE"], DealStarted(dealer=deal["dealer"], turned=deal["trump"]))
+                    store.append(table, DealStarted(dealer=deal["dealer"], turned=deal["trump"]))
                     for index, card in enumerate(deal["plays"], start=1):
-                        store.append(app.config["DEFAULT_TABLE"], CardPlayed(card))
+                        store.append(table, CardPlayed(card))
                         if index in (1, 5, 22, 39):
                             yield (f"state/{name}-deal{number}-play{index}",
                                    served(web.get("/api/state")))
                     if "thrown_in" in deal:
-                        store.append(app.config["DEFAULT_TABLE"], DealThrownIn(reason=deal["thrown_in"]))
+                        store.append(table, DealThrownIn(reason=deal["thrown_in"]))
                     yield f"state/{name}-deal{number}-end", served(web.get("/api/state"))
 
 
 def evening_outputs() -> Iterator[tuple[str, str]]:
     """One table's evening through the page's writes, each answer kept."""
-    from tests.test_store import legal_deal, revoke_deal
-
     from scorekeeper.store import DealThrownIn, DoubtRaised
     from scorekeeper.web.db import get_store
+    from tests.test_store import legal_deal, revoke_deal
 
     with tempfile.TemporaryDirectory() as folder:
         app, web = client(folder)
@@ -123,11 +127,12 @@ def evening_outputs() -> Iterator[tuple[str, str]]:
         turned, plays, revoke, _ = revoke_deal(seed=3)
         yield post("03-deal", "/api/deal", {"dealer": 0, "turned": turned})
         yield post("04-plays", "/api/plays", {"cards": plays[:20]})
+        table = app.config["DEFAULT_TABLE"]
         with app.app_context():
-            get_store().append(app.config["DEFAULT_TABLE"], DoubtRaised(deal=1, play=6, reason="weak_read",
-                                              options=(plays[5], plays[30]), frame=120))
-            get_store().append(app.config["DEFAULT_TABLE"], DoubtRaised(deal=1, play=None, reason="missing_card",
-                                              options=(plays[2],), frame=130))
+            get_store().append(table, DoubtRaised(deal=1, play=6, reason="weak_read",
+                                                  options=(plays[5], plays[30]), frame=120))
+            get_store().append(table, DoubtRaised(deal=1, play=None, reason="missing_card",
+                                                  options=(plays[2],), frame=130))
         yield "evening/05-doubts", served(web.get("/api/state"))
         doubts = web.get("/api/state").get_json()["doubts"]
         yield post("06-settle", "/api/doubt", {"doubt": doubts[1]["seq"], "card": None})
@@ -148,7 +153,7 @@ def evening_outputs() -> Iterator[tuple[str, str]]:
         turned, _ = legal_deal(40, dealer=web.get("/api/state").get_json()["next_dealer"])
         yield post("15-deal", "/api/deal", {"turned": turned})
         with app.app_context():
-            get_store().append(app.config["DEFAULT_TABLE"], DealThrownIn(reason="melar"))
+            get_store().append(table, DealThrownIn(reason="melar"))
         yield "evening/16-thrown-in", served(web.get("/api/state"))
         yield post("17-deal", "/api/deal", {"turned": turned})
         yield post("17-correct-dealer", "/api/dealer", {"dealer": 2})
@@ -170,7 +175,10 @@ def golden_files() -> list[Path]:
 
 
 def golden() -> dict[str, str]:
-    return {str(path.relative_to(GOLDEN).with_suffix("")): path.read_text(encoding="utf-8") for path in golden_files()}
+    return {
+        str(path.relative_to(GOLDEN).with_suffix("")): path.read_text(encoding="utf-8")
+        for path in golden_files()
+    }
 
 
 def write() -> int:
@@ -187,5 +195,5 @@ def write() -> int:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help="rewrite the golden files from this code")
+    parser.add_argument("--write", action="store_true", help="rewrite the golden files")
     sys.exit(write() if parser.parse_args().write else 0)
