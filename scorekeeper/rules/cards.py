@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 
 from scorekeeper.errors import InvalidCardError
 
@@ -108,28 +109,9 @@ class Card:
         The default is the standard 40-card deck; ``deck=AZORES_DECK`` also reads ``TH`` / ``10H``
         and the 7s, 8s and 9s its trunfo is cut from; ``deck=PACK`` reads every one of those.
         """
-        deck = deck or STANDARD_DECK
         if not isinstance(text, str):
             raise InvalidCardError(f"card {text!r} is not text: write a card like '7H' or 'AS'")
-        cleaned = text.strip().upper()
-        if len(cleaned) == 3 and cleaned.startswith("10"):
-            cleaned = Rank.TEN.value + cleaned[2]
-        readable = deck.rank_letters
-        letters = " ".join(readable)
-        if len(cleaned) != 2:
-            raise InvalidCardError(
-                f"unknown card {text!r}: write rank ({letters}) then suit (H S D C), like '7H'"
-            )
-        rank_letter, suit_letter = cleaned[0], cleaned[1]
-        if rank_letter not in readable:
-            hint = deck.missing_hint if rank_letter in "89T1" else ""
-            shown = "10" if rank_letter == Rank.TEN.value else rank_letter
-            raise InvalidCardError(f"unknown card {text!r}: rank {shown!r} is not one of {letters}{hint}")
-        if suit_letter not in _SUIT_LETTERS:
-            raise InvalidCardError(
-                f"unknown card {text!r}: suit {suit_letter!r} is not one of H S D C"
-            )
-        return cls(Rank(rank_letter), Suit(suit_letter))
+        return _parse_card(text, deck or STANDARD_DECK)
 
     @property
     def points(self) -> int:
@@ -155,6 +137,31 @@ class Card:
         if self.rank in RANKS:
             return f"Card.parse({self.notation!r})"
         return f"Card.parse({self.notation!r}, deck=AZORES_DECK)"
+
+
+@lru_cache(maxsize=1024)  # a record is read again at every write: the same few texts each time
+def _parse_card(text: str, deck: Deck) -> Card:
+    cleaned = text.strip().upper()
+    if len(cleaned) == 3 and cleaned.startswith("10"):
+        cleaned = Rank.TEN.value + cleaned[2]
+    readable = deck.rank_letters
+    letters = " ".join(readable)
+    if len(cleaned) != 2:
+        raise InvalidCardError(
+            f"unknown card {text!r}: write rank ({letters}) then suit (H S D C), like '7H'"
+        )
+    rank_letter, suit_letter = cleaned[0], cleaned[1]
+    if rank_letter not in readable:
+        hint = deck.missing_hint if rank_letter in "89T1" else ""
+        shown = "10" if rank_letter == Rank.TEN.value else rank_letter
+        raise InvalidCardError(
+            f"unknown card {text!r}: rank {shown!r} is not one of {letters}{hint}"
+        )
+    if suit_letter not in _SUIT_LETTERS:
+        raise InvalidCardError(
+            f"unknown card {text!r}: suit {suit_letter!r} is not one of H S D C"
+        )
+    return Card(Rank(rank_letter), Suit(suit_letter))
 
 
 _SUIT_LETTERS = frozenset(s.value for s in Suit)
