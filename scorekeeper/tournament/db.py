@@ -480,7 +480,7 @@ def parse_push(items: Any) -> list[tuple[int, datetime, Any]]:
         raise PushError('"events" must be a non-empty list of {"seq", "kind", "data", "at"} objects')
     if len(items) > MAX_BATCH:
         raise PushError(f"{len(items)} events in one push: send at most {MAX_BATCH} at a time")
-    parsed = []
+    parsed: list[tuple[int, datetime, Any]] = []
     for index, item in enumerate(items):
         where = f"event {index + 1} of the push"
         if not isinstance(item, dict) or set(item) != _PUSH_FIELDS:
