@@ -1,4 +1,4 @@
-"""The engine's results are typed and frozen; their JSON is what ``replay --json`` has always printed."""
+"""The engine's results are typed and frozen; their JSON is what ``replay --json`` always printed."""
 
 from __future__ import annotations
 
@@ -38,7 +38,8 @@ def test_a_match_result_reads_as_types_and_prints_as_before() -> None:
 def test_a_capote_is_an_ending_with_riscos_per_team() -> None:
     result = replay_match(record(deal_json(3, "2H", CAPOTE_PLAYS)))
     deal = result.deals[0]
-    assert deal.ending is Ending.CAPOTE and deal.riscos == PerTeam(nos=4) and deal.riscos[Team.NOS] == 4
+    assert deal.ending is Ending.CAPOTE and deal.riscos == PerTeam(nos=4)
+    assert deal.riscos[Team.NOS] == 4
     assert result.winner is Team.NOS and deal.to_json()["outcome"] == "capote"
 
 
@@ -60,7 +61,7 @@ def test_an_outcome_is_built_by_name_and_points_by_team() -> None:
 def test_the_store_state_is_typed_and_its_json_is_the_page_s(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "s.db")
     turned, plays, revoke, _ = revoke_deal()
-    store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays))
+    store.append("mesa", DealStarted(dealer=0, turned=turned), *map(CardPlayed, plays))
     store.append("mesa", RenunciaDismissed(deal=1, trick=revoke["trick"], seat=revoke["seat"]))
     state = store.table_state("mesa")
     assert [view.status for view in state.revokes] == ["dismissed"]
