@@ -1,4 +1,4 @@
-"""The engine's results are typed and frozen; their JSON is what ``replay --json`` always printed."""
+"""The engine's results are typed and frozen; their JSON is what ``replay --json`` printed."""
 
 from __future__ import annotations
 
