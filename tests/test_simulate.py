@@ -211,15 +211,10 @@ def test_hands_and_later_cards_hide_cards_for_a_while(stream) -> None:
     assert 0 < hidden < 0.4 * on_table
 
 
-def test_the_detection_stream_is_fast() -> None:
-    import time
-
-    started = time.perf_counter()
+def test_four_deals_make_a_stream_of_thousands_of_frames() -> None:
     _, truth = simulate_detections(99, deals=4)
-    elapsed = time.perf_counter() - started
     assert truth["frames"] > 4 * 1000
-    # 20 deals must take a few seconds; 4 deals well under that even on a busy machine.
-    assert elapsed < 6.0
+    assert len(_events(truth, "card_played")) == 4 * 40
 
 
 def test_box_mode_card_boxes_the_visible_card() -> None:

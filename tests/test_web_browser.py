@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import threading
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -104,19 +103,17 @@ def test_the_page_shows_the_score_and_follows_a_write_live(server: tuple[str, St
     assert page.locator("#tally-nos path").count() == score["nos"]
 
     turned2, plays2, revoke, _ = revoke_deal(seed=3, dealer=1)
-    began = time.monotonic()
+    # The page follows the write without a reload; how fast is benchmarks/sse_load.py's job.
     write(base, "/api/record", {"deals": [
         {"dealer": 0, "trump": turned, "plays": plays},
         {"dealer": 1, "trump": turned2, "plays": plays2[: 4 * revoke["proven_in_trick"] + 2]},
     ]})
     page.wait_for_selector("#alert:not([hidden]) .revoke", timeout=3000)
-    delay = time.monotonic() - began
     expected = store.state("mesa")
     assert page.inner_text("#score-nos") == str(expected["score"]["nos"])
     assert page.inner_text("#score-eles") == str(expected["score"]["eles"])
     alert = page.inner_text("#alert")
     assert "Renúncia" in alert and f"Vaza {revoke['trick']}" in alert and f"Jogador {revoke['seat'] + 1}" in alert
-    assert delay < 1.0, f"the update took {delay:.2f} s to reach the page"
 
     # Tapping a card of a vaza opens the card picker for that play; cancelling writes nothing.
     page.click("#vazas [data-play='3']")
