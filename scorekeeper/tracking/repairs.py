@@ -16,8 +16,9 @@ from scorekeeper.tracking.events import (
     Uncertain,
 )
 from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
+from scorekeeper.tracking.play_identities import OTHER_CORNER_SHARE
 from scorekeeper.tracking.runs import Played, Run
-from scorekeeper.vision.boxes import iou
+from scorekeeper.vision.boxes import iou, nested_share
 
 
 class Repairs:
@@ -123,19 +124,46 @@ class Repairs:
         ]
         return events + self._new_revokes(state, frame, card)
 
-    def _reorder(self, state: DealState, found: list[Run], frame: int) -> list[Event] | None:
+    def _landed_at(self, state: DealState, run: Run) -> int:
+        """When the card of ``run`` came to rest: its first sighting, since the last vaza was
+        gathered, inside where it lies now (a card read too seldom at first starts its run again,
+        and a card sliding in is seen at other spots first)."""
+        rest = run.boxes[-1]
+        track = self._tracks.get(run.card)
+        runs = [r for r in track.runs if r.start_frame > state.cleared_at] if track else []
+        return min((frame for r in (*runs, run) for frame, box in zip(r.frames, r.boxes, strict=True)
+                    if nested_share(box, rest) >= OTHER_CORNER_SHARE and iou(box, rest) > 0.0),
+                   default=run.start_frame)
+
+    def _landed_before(self, state: DealState, run: Run) -> int | None:
+        """Where in the vaza on the table the card of ``run`` goes when it came to rest clearly
+        before cards played already (read too seldom to settle first); None: last."""
+        mine = self._landed_at(state, run)
+        for position, played in enumerate(state.trick):
+            if played.run is not None and self._landed_at(state, played.run) > mine + self._settle:
+                return position
+        return None
+
+    def _reorder(self, state: DealState, found: list[Run], frame: int, *,
+                 insert: tuple[int, Card] | None = None) -> list[Event] | None:
         """Put cards of the trick found late back where they landed, among the cards already
         played: the cards read after a missed one move one seat on. Returns the events (a
         ``play_corrected`` for each play that changed, ``card_played`` for the ones added), or
         None when the cards found all landed after the trick's last card or the rules refuse
-        the new order (then they are simply added at the end)."""
+        the new order (then they are simply added at the end). ``insert``: the one run found
+        goes at this place of the vaza as this card (it was read well, only later than a card
+        that landed after it: no weak read to flag)."""
         if state.trick_start is None or any(p.run is None for p in state.trick):
             return None
-        last_landed = max(p.run.start_frame for p in state.trick if p.run is not None)
-        if all(r.start_frame > last_landed for r in found):
-            return None
-        order = sorted([(p.run, p.card) for p in state.trick if p.run is not None]
-                       + [(r, r.card) for r in found], key=lambda pair: pair[0].start_frame)
+        order = [(p.run, p.card) for p in state.trick if p.run is not None]
+        if insert is not None:
+            order.insert(insert[0], (found[0], insert[1]))
+        else:
+            last_landed = max(p.run.start_frame for p in state.trick if p.run is not None)
+            if all(r.start_frame > last_landed for r in found):
+                return None
+            order = sorted(order + [(r, r.card) for r in found],
+                           key=lambda pair: pair[0].start_frame)
         deal = state.trick_start
         seats: list[int] = []
         try:
@@ -154,6 +182,7 @@ class Repairs:
         for position, ((run, card), seat) in enumerate(zip(order, seats, strict=True)):
             if run in found:
                 state.confidence[card] = run.confidence
+            if run in found and insert is None:
                 events.append(Uncertain(
                     frame=run.start_frame, deal=state.number, reason="weak_read", card=card,
                     seat=seat, confidence=run.confidence,

@@ -377,6 +377,11 @@ class Tracker(Sightings, Repairs, PlayIdentities):
                 events, card = decided
                 if card is None:
                     return events
+        place = self._landed_before(state, run) if self.decode else None
+        if place is not None:
+            reordered = self._reorder(state, [run], frame, insert=(place, card))
+            if reordered is not None:
+                return events + reordered
         deal = state.deal
         try:
             deal.check_play(card)
