@@ -261,6 +261,23 @@ def test_card_partly_hidden_under_the_next_is_played_before_it() -> None:
     assert [w.card for w in weak] == [card]
 
 
+def test_card_read_once_on_landing_and_again_only_after_the_next_goes_back_in_its_place() -> None:
+    scene, truth = one_trick_scene()
+    landed, seat, card = truth.plays[1]  # KS, seat 1
+    next_landed = truth.plays[2][0]
+    # Read the frame it lands, then not again until the next card (AS) has settled and been
+    # played: the tracker hears of AS first.
+    scene.hide(card, [landed - 2, landed - 1, *range(landed + 1, next_landed + 5)])
+    events = run(scene.frames())
+    assert plays_of(events)[:2] == [(0, c("2S")), (1, c("AS"))]
+    corrected = [e for e in events if isinstance(e, PlayCorrected)]
+    assert [(e.play, e.seat, e.card) for e in corrected] == [(2, 1, card)]
+    tracker = Tracker(GEOMETRY, fps=FPS)
+    run(scene.frames(), tracker)
+    assert list(tracker.deals[0].plays) == [k for _, _, k in truth.plays]
+    assert [t.winner(tracker.deals[0].trump) for t in tracker.deals[0].tricks] == [2]
+
+
 def test_wrong_read_for_two_frames_is_not_a_play_and_the_right_card_still_is() -> None:
     scene, truth = one_trick_scene()
     landed, seat, card = truth.plays[0]

@@ -125,15 +125,19 @@ class Repairs:
         return events + self._new_revokes(state, frame, card)
 
     def _landed_at(self, state: DealState, run: Run) -> int:
-        """When the card of ``run`` came to rest: its first sighting, since the last vaza was
-        gathered, inside where it lies now (a card read too seldom at first starts its run again,
-        and a card sliding in is seen at other spots first)."""
+        """When the card of ``run`` came to rest: its first sighting where it lies now, in this
+        run (a card sliding in is seen at other spots first) or in an earlier run of its name at
+        the same box since the last vaza was gathered (a card read too seldom at first starts its
+        run again)."""
         rest = run.boxes[-1]
+        first = next((frame for frame, box in zip(run.frames, run.boxes, strict=True)
+                      if nested_share(box, rest) >= OTHER_CORNER_SHARE), run.start_frame)
         track = self._tracks.get(run.card)
-        runs = [r for r in track.runs if r.start_frame > state.cleared_at] if track else []
-        return min((frame for r in (*runs, run) for frame, box in zip(r.frames, r.boxes, strict=True)
-                    if nested_share(box, rest) >= OTHER_CORNER_SHARE and iou(box, rest) > 0.0),
-                   default=run.start_frame)
+        for other in track.runs if track is not None else ():
+            if state.cleared_at < other.start_frame < first and any(
+                    iou(box, rest) >= self.thresholds.same_spot for box in other.boxes):
+                first = other.start_frame
+        return first
 
     def _landed_before(self, state: DealState, run: Run) -> int | None:
         """Where in the vaza on the table the card of ``run`` goes when it came to rest clearly
