@@ -271,7 +271,7 @@ def test_card_read_once_on_landing_and_again_only_after_the_next_goes_back_in_it
     events = run(scene.frames())
     assert plays_of(events)[:2] == [(0, c("2S")), (1, c("AS"))]
     corrected = [e for e in events if isinstance(e, PlayCorrected)]
-    assert [(e.play, e.seat, e.card) for e in corrected] == [(2, 1, card)]
+    assert [(e.play, e.seat, e.card) for e in corrected] == [(2, seat, card)]
     tracker = Tracker(GEOMETRY, fps=FPS)
     run(scene.frames(), tracker)
     assert list(tracker.deals[0].plays) == [k for _, _, k in truth.plays]

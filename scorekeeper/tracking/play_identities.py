@@ -34,7 +34,8 @@ class PlayIdentities:
         since may be another card (the two may have been read the same): the deal decides."""
         if not self.decode:
             return run.card not in played
-        if self._other_corner(state, run) is not None:
+        # The deal's decoding may have renamed the play a run was played as, freeing its name.
+        if any(p.run is run for p in state.trick) or self._other_corner(state, run) is not None:
             return False
         if run.card not in played:
             return True
@@ -126,6 +127,20 @@ class PlayIdentities:
             if any(explains(mine, c) and explains(theirs, c) for c in mine.keys() & theirs.keys()):
                 return played
         return None
+
+    def _names_the_trick(self, state: DealState, run: Run) -> bool:
+        """The reads of ``run`` fairly name a card the reads of a play on the table name (or its
+        name is the reader's name for one): it may be that card, seen again."""
+        mine = run.reads().weighed()
+        for played in state.trick:
+            if played.label == run.card or played.card == run.card:
+                return True
+            if played.run is None:
+                continue
+            theirs = played.run.reads().weighed()
+            if any(explains(mine, c) and explains(theirs, c) for c in mine.keys() & theirs.keys()):
+                return True
+        return False
 
     def _play_evidence(self, state: DealState, card: Card) -> Reads:
         run = state.runs.get(card)

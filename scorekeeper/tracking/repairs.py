@@ -8,6 +8,7 @@ from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules import DECK, Card, seat_label
 from scorekeeper.rules.deal import TRICKS_PER_DEAL
 from scorekeeper.tracking.deal_state import CARDS_PER_TRICK, DealState, Hole
+from scorekeeper.tracking.decoding import Reads, explains
 from scorekeeper.tracking.events import (
     CardPlayed,
     Event,
@@ -19,6 +20,11 @@ from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
 from scorekeeper.tracking.play_identities import OTHER_CORNER_SHARE
 from scorekeeper.tracking.runs import Played, Run
 from scorekeeper.vision.boxes import iou, nested_share
+
+
+RESTING_BOXES = 6
+"""At most this many of a run's later boxes are taken as where its card lies (the whole card or
+either corner index)."""
 
 
 class Repairs:
@@ -80,17 +86,35 @@ class Repairs:
 
     def _same_spot_groups(self, groups: list[list[Run]]) -> list[list[Run]]:
         """Glimpses of one card under two names (a deck misread systematically) are one card:
-        runs of different names at one box are joined, the most read name first."""
+        runs of different names at one box, or one inside the other (a corner index and the
+        whole card) whose reads name a card in common, are joined, the most read name first."""
         merged: list[list[Run]] = []
         for runs in sorted(groups, key=lambda rs: -sum(r.seen for r in rs)):
-            home = next((m for m in merged if any(
-                iou(a, b) >= self.thresholds.same_spot
-                for mine in runs for other in m for a in mine.boxes for b in other.boxes)), None)
+            home = next((m for m in merged if self._one_card(runs, m)), None)
             if home is None:
                 merged.append(list(runs))
             else:
                 home.extend(runs)
         return merged
+
+    def _one_card(self, runs: list[Run], others: list[Run]) -> bool:
+        same_spot = self.thresholds.same_spot
+        if any(iou(a, b) >= same_spot for mine in runs for other in others
+               for a in mine.boxes for b in other.boxes):
+            return True
+        if not any(nested_share(a, b) >= OTHER_CORNER_SHARE and iou(a, b) > 0.0
+                   for mine in runs for other in others for a in mine.boxes for b in other.boxes):
+            return False
+        mine_reads, their_reads = Reads.empty(), Reads.empty()
+        for run in runs:
+            for sighting in run.sightings:
+                mine_reads.add(sighting)
+        for run in others:
+            for sighting in run.sightings:
+                their_reads.add(sighting)
+        mine, theirs = mine_reads.weighed(), their_reads.weighed()
+        return any(explains(mine, card) and explains(theirs, card)
+                   for card in mine.keys() & theirs.keys())
 
     def _complete_last_trick(self, state: DealState, frame: int, *,
                              stream_ended: bool = False) -> list[Event]:
@@ -129,22 +153,26 @@ class Repairs:
         run (a card sliding in is seen at other spots first) or in an earlier run of its name at
         the same box since the last vaza was gathered (a card read too seldom at first starts its
         run again)."""
-        rest = run.boxes[-1]
+        # Its box alternates between the whole card and one corner index: where it lies is any
+        # of its later boxes (its first ones may be of it sliding in).
+        rest = run.boxes[len(run.boxes) // 2:][-RESTING_BOXES:]
         first = next((frame for frame, box in zip(run.frames, run.boxes, strict=True)
-                      if nested_share(box, rest) >= OTHER_CORNER_SHARE), run.start_frame)
+                      if any(nested_share(box, lying) >= OTHER_CORNER_SHARE for lying in rest)),
+                     run.start_frame)
         track = self._tracks.get(run.card)
         for other in track.runs if track is not None else ():
-            if state.cleared_at < other.start_frame < first and any(
-                    iou(box, rest) >= self.thresholds.same_spot for box in other.boxes):
+            if other is not run and state.cleared_at < other.start_frame < first and any(
+                    iou(box, lying) >= self.thresholds.same_spot
+                    for box in other.boxes for lying in rest):
                 first = other.start_frame
         return first
 
     def _landed_before(self, state: DealState, run: Run) -> int | None:
-        """Where in the vaza on the table the card of ``run`` goes when it came to rest clearly
-        before cards played already (read too seldom to settle first); None: last."""
+        """Where in the vaza on the table the card of ``run`` goes when it came to rest before
+        cards played already (by more than a frame: read too seldom to settle first); None: last."""
         mine = self._landed_at(state, run)
         for position, played in enumerate(state.trick):
-            if played.run is not None and self._landed_at(state, played.run) > mine + self._settle:
+            if played.run is not None and self._landed_at(state, played.run) > mine + 1:
                 return position
         return None
 

@@ -289,9 +289,14 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         # (and after the last trick was gathered).
         last_run = state.trick[-1].run if state.trick else None
         after = max(state.cleared_at, last_run.start_frame if last_run else -1)
+        # Decoding, a card that began to be read before the last one played but settled after it
+        # (read too seldom at first) is put back in its place (``_landed_before``), unless its
+        # reads name a card of the vaza on the table: then it is that card under another name.
         candidates = [r for r in self._runs()
                       if self._may_be_played(state, r, played) and not r.refused
-                      and r.start_frame > after and not self._turned_at_rest(state, r)]
+                      and (r.start_frame > after or (self.decode and r.start_frame > state.cleared_at
+                                                     and not self._names_the_trick(state, r)))
+                      and not self._turned_at_rest(state, r)]
         own = {id(r): self._unexplained(r) for r in candidates if frame - r.last_frame <= self._forget}
         pending = [r for r in candidates
                    if id(r) in own and 2 * len(own[id(r)]) > r.seen
