@@ -23,8 +23,14 @@ from scorekeeper.vision.boxes import iou, nested_share
 
 
 RESTING_BOXES = 6
-"""At most this many of a run's later boxes are taken as where its card lies (the whole card or
-either corner index)."""
+"""How many later boxes of a run a sighting is compared with to tell whether the card lay there
+already (the whole card or either corner index) or was still sliding in."""
+
+
+EARLIER_SHARE = 0.8
+"""How much of an earlier glimpse's box must lie where a card lies for it to be that card landing
+(a glimpse is often one corner index of a card still settling); another card's misread there
+never is."""
 
 
 class Repairs:
@@ -149,21 +155,22 @@ class Repairs:
         return events + self._new_revokes(state, frame, card)
 
     def _landed_at(self, state: DealState, run: Run) -> int:
-        """When the card of ``run`` came to rest: its first sighting where it lies now, in this
-        run (a card sliding in is seen at other spots first) or in an earlier run of its name at
-        the same box since the last vaza was gathered (a card read too seldom at first starts its
-        run again)."""
-        # Its box alternates between the whole card and one corner index: where it lies is any
-        # of its later boxes (its first ones may be of it sliding in).
-        rest = run.boxes[len(run.boxes) // 2:][-RESTING_BOXES:]
-        first = next((frame for frame, box in zip(run.frames, run.boxes, strict=True)
-                      if any(nested_share(box, lying) >= OTHER_CORNER_SHARE for lying in rest)),
-                     run.start_frame)
+        """When the card of ``run`` came to rest: its first sighting inside where it lay later in
+        this run (a card sliding in is seen at other spots first; its box is the whole card or
+        either corner index), or an earlier glimpse of its name there since the last vaza was
+        gathered (a card read too seldom at first starts its run again), unless that glimpse
+        names a card on the table too (a slip of the reader on that card)."""
+        boxes = run.boxes
+        first = next((frame for i, (frame, box) in enumerate(zip(run.frames, boxes, strict=True))
+                      if any(nested_share(box, later) >= OTHER_CORNER_SHARE
+                             for later in boxes[i + 1:i + 1 + RESTING_BOXES])),
+                     run.last_frame)
         track = self._tracks.get(run.card)
         for other in track.runs if track is not None else ():
-            if other is not run and state.cleared_at < other.start_frame < first and any(
-                    iou(box, lying) >= self.thresholds.same_spot
-                    for box in other.boxes for lying in rest):
+            if (other is not run and state.cleared_at < other.start_frame < first
+                    and any(nested_share(box, lying) >= EARLIER_SHARE
+                            for box in other.boxes for lying in boxes[-4 * RESTING_BOXES:])
+                    and not self._misread(other) and not self._names_the_trick(state, other)):
                 first = other.start_frame
         return first
 

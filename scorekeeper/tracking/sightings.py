@@ -90,7 +90,8 @@ class Sightings:
         A misread names the card under the reader's box wrongly: a sighting is explained by
         another card, read more often around then (all its runs together: a card's two corners
         are two spots, and one may be misread while the other is read in the same frame), at the
-        same box about then, and read there within ``clear_seconds`` of it. A card that lands exactly on another one and hides
+        same box about then, and read there within ``clear_seconds`` of it, and named among its
+        runners-up when the reader gives any. A card that lands exactly on another one and hides
         it is taken for a misread only until the hidden card has been unseen that long.
         """
         lo, hi = run.start_frame - self._forget, run.last_frame + self._forget
@@ -106,9 +107,12 @@ class Sightings:
         if not others:
             return run.frames
         own: list[int] = []
-        for frame, box in zip(run.frames, run.boxes, strict=True):
+        for frame, box, sighting in zip(run.frames, run.boxes, run.sightings, strict=True):
             for other in others:
-                if other.last_frame < frame - self._clear:
+                # A reader that names runners-up names the card it misread among them: a read
+                # whose runners-up leave the other card out is no misread of it.
+                if other.last_frame < frame - self._clear or (
+                        len(sighting) > 1 and other.card not in sighting):
                     continue
                 _, boxes = other.between(max(lo, frame - self._forget), frame + self._forget)
                 if any(iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
