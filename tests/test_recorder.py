@@ -155,3 +155,33 @@ def test_an_open_doubt_recorded_mid_deal_is_there_after_a_restart(tmp_path):
     again = Store.open(path)  # the process stopped; a new one opens the same file
     [shown] = again.state("mesa")["doubts"]
     assert (shown["trick"], shown["options"], shown["card"]) == (1, ["5H", "5D"], "5H")
+
+
+def test_a_restart_while_a_vaza_lacks_a_card_shows_the_same_doubt_and_keeps_the_plays(tmp_path):
+    from scorekeeper.rules import Rules
+    from scorekeeper.tracking import Tracker
+    from tests.test_tracker import FPS, GEOMETRY, Scene, stage_deal
+
+    rules = Rules()
+    turned, plays, _ = random_legal_deal(random.Random(11), dealer=2, rules=rules)
+    scene = Scene()
+    truth = stage_deal(scene, dealer=2, turned=turned, plays=plays)
+    missing = truth.plays[9][2]
+    scene.hide(missing, range(scene.end))  # vaza 3's second card is never read
+    path = tmp_path / "match.db"
+    recorder = StoreRecorder(Store.open(path), "mesa", warn=pytest.fail)
+    tracker = Tracker(GEOMETRY, rules, fps=FPS)
+    stop = truth.plays[14][0] + 7  # the 15th card lies there (before the dealer plays his trunfo)
+    raised = None
+    for frame in scene.frames(until=stop):
+        events = tracker.update(frame)
+        recorder.record(events)
+        raised = raised or next((e for e in events if isinstance(e, game.Uncertain)
+                                 and e.reason == "missing_card"), None)
+    assert raised is not None and raised.play is not None
+    again = Store.open(path)  # the process stopped; a new one opens the same file
+    [shown] = [d for d in again.state("mesa")["doubts"] if d["reason"] == "missing_card"]
+    assert shown["options"] == [c.notation for c in raised.options]
+    # Every card that landed is in the store but the one never read, however it is seated.
+    landed = [card.notation for _, _, card in truth.plays[:15] if card != missing]
+    assert again.record("mesa")["deals"][0]["plays"] == landed

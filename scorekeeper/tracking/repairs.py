@@ -21,7 +21,6 @@ from scorekeeper.tracking.play_identities import OTHER_CORNER_SHARE
 from scorekeeper.tracking.runs import Played, Run
 from scorekeeper.vision.boxes import iou, nested_share
 
-
 RESTING_BOXES = 6
 """How many later boxes of a run a sighting is compared with to tell whether the card lay there
 already (the whole card or either corner index) or was still sliding in."""
@@ -306,12 +305,38 @@ class Repairs:
             hole.held.append(held)
             state.trick.append(held)
         began = f"{', '.join(str(c) for c in since)} began vaza {number + 1}. " if since else ""
+        # The doubt is on the play told as the vaza's last (the card that began the next one,
+        # or the last read): filling the hole corrects that play, which settles it.
+        doubted = next((i for i, card in enumerate(hole.told)
+                        if landed and state.runs.get(card) is landed[0]), None)
+        if doubted is None:
+            doubted = next((i for i, card in enumerate(hole.told) if card == read[-1].card), None)
+        card = hole.told[doubted] if doubted is not None else None
         return [Uncertain(
-            frame=frame, deal=state.number, reason="missing_card", card=None,
+            frame=frame, deal=state.number, reason="missing_card", card=card,
+            play=doubted + 1 if doubted is not None else None, options=(card,) if card else (),
             detail=f"vaza {number} was gathered with {len(read)} cards read: {began}The plays "
-            "from here are held until the rest of the deal shows which card was never read and "
-            "where it went",
+            "from here are told as if none was missing until the rest of the deal shows which "
+            "card was never read and where it went",
         )]
+
+    def _tell_held(self, state: DealState, card: Card, run: Run) -> list[Event]:
+        """A card held behind a hole is told at once, seated as if no card were missing (the
+        page and the store hear of each play within a second, and a restart keeps it); filling
+        the hole corrects what that got wrong."""
+        hole = state.hole
+        assert hole is not None
+        try:
+            told = hole.before.play_all(hole.told[len(hole.before.played):])
+            seat = told.to_play
+            if seat is None:
+                return []
+            told.check_play(card)
+        except IllegalPlayError:
+            return []  # told when the hole is filled
+        hole.told.append(card)
+        return [CardPlayed(frame=run.start_frame, deal=state.number, trick=len(told.tricks) + 1,
+                           seat=seat, card=card, confidence=run.confidence)]
 
     def _gather_held(self, state: DealState, frame: int) -> list[Event]:
         hole = state.hole

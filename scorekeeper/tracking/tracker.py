@@ -370,7 +370,7 @@ class Tracker(Sightings, Repairs, PlayIdentities):
             state.hole.held.append(played)
             state.trick.append(played)
             state.confidence[card] = run.confidence
-            return []
+            return self._tell_held(state, card, run)
         seat = state.deal.to_play
         card = run.card
         if seat is None:
