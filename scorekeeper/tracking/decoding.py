@@ -33,6 +33,7 @@ import numpy as np
 
 from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules import DECK, Card, Deal, Rules
+from scorekeeper.rules.cards import Suit
 
 FLOOR = 0.01
 """The probability given to every card a sighting did not name. Lower makes a runner-up named
@@ -131,13 +132,14 @@ that card) costs less than this more: the deal is near a tie there, which the ta
 
 def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: Rules | None = None,
                  decided: Sequence[Card] | None = None, decided_turned: Card | None = None,
-                 doubts: bool = False) -> Decoded | None:
+                 doubts: bool = False, deck_swaps: bool = True) -> Decoded | None:
     """The likeliest cards of a deal's plays and turned card, whichever play the turned card
     was: still in the dealer's hand, or each play whose reads name a card the turned card's
     reads name (the rules refuse it from another seat than the dealer's, and which seat played
     what depends on the trunfo it gives). ``decided`` (with ``decided_turned``): the cards
     chosen before, for the plays they cover (one more play, if any, takes its best free read);
-    ``doubts``: also list the near ties (:data:`DOUBT_MARGIN`)."""
+    ``doubts``: also list the near ties (:data:`DOUBT_MARGIN`); ``deck_swaps``: decide again
+    once the deal shows a deck misread systematically (:func:`deck_swapped_reads`)."""
     weighed = turned.weighed()
     named = {card for card in weighed if explains(weighed, card)}
     tries: list[int | None] = [None]
@@ -151,11 +153,87 @@ def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: R
     if not decoded:
         return None
     best = min(decoded, key=lambda d: d.cost)
+    if deck_swaps:
+        relabelled = deck_swapped_reads(plays, best.cards)
+        if relabelled is not None:
+            again = decode_plays(dealer=dealer, turned=turned, plays=relabelled, rules=rules,
+                                 decided=decided, decided_turned=decided_turned, doubts=False,
+                                 deck_swaps=False)
+            if again is not None:
+                best = again
+                plays = relabelled
     if not doubts:
         return best
     turned_play = best.cards.index(best.turned) if best.turned in best.cards else None
     return _with_doubts(best, dealer=dealer, turned=turned, plays=plays, rules=rules,
                         turned_play=turned_play)
+
+
+TWIN_SUIT = {Suit.PAUS: Suit.ESPADAS, Suit.ESPADAS: Suit.PAUS, Suit.COPAS: Suit.OUROS,
+             Suit.OUROS: Suit.COPAS}
+"""Each suit's partner of the same colour: the suit a reader mistakes it for."""
+
+SWAP_EXAMPLES = 2
+"""Plays of one suit whose reads name their twin (the same rank, the other suit of its colour)
+nearly as much as the card itself, which show that the deck's cards of that suit are misread."""
+
+SWAP_GAP = 0.2
+"""How much nearer a misread suit's cards come to their twins than the twin suit's come to
+theirs (as a share of the better-read card's evidence) for the deal to show a systematic
+misread: a card read right names its twin far less (the runner-up of a sure read)."""
+
+SWAP_MARGIN = 1.0
+"""Evidence (nats) a play that reads like the deck's misread cards gets for the misread suit's
+card over its best read: enough to decide a lone play, little against the rest of the deal."""
+
+
+def _twin_pair(row: Evidence) -> tuple[Card, Card, float] | None:
+    """The best and second card of ``row`` when they are twins, and how near the second comes."""
+    top = sorted(row.items(), key=lambda item: -item[1])[:2]
+    if len(top) < 2 or top[0][1] <= 0.0:
+        return None
+    (best, high), (second, low) = top
+    if second.rank != best.rank or TWIN_SUIT[best.suit] is not second.suit:
+        return None
+    return best, second, low / high
+
+
+def deck_swapped_reads(plays: Sequence[Reads], cards: Sequence[Card]) -> list[Reads] | None:
+    """The plays' reads with the deck's systematic misread taken into account, or None when the
+    deal shows none.
+
+    A systematic misread is a property of the deck, not of a frame: a reader that mistakes the
+    deck's clubs for spades names both for each club (one or the other first), while a spade
+    read right names its club far less. Once the plays decided as clubs show that (against the
+    plays decided as spades), every play named both ways that near is taken for the club, unless
+    the rest of the deal decides otherwise (each card is played once)."""
+    pairs = [_twin_pair(r.weighed()) for r in plays]
+    nearness: dict[Suit, list[float]] = {}
+    for pair, card in zip(pairs, cards, strict=False):
+        if pair is not None and card in pair[:2]:
+            nearness.setdefault(card.suit, []).append(pair[2])
+    mean = {suit: sum(values) / len(values) for suit, values in nearness.items()}
+    misread = {suit: (mean[suit] + mean[TWIN_SUIT[suit]]) / 2 for suit, values in nearness.items()
+               if len(values) >= SWAP_EXAMPLES and TWIN_SUIT[suit] in mean
+               and mean[suit] >= mean[TWIN_SUIT[suit]] + SWAP_GAP}
+    if not misread:
+        return None
+    out: list[Reads] = []
+    changed = False
+    for reads, pair in zip(plays, pairs, strict=True):
+        if pair is not None:
+            best, second, near = pair
+            card = best if best.suit in misread else second if second.suit in misread else None
+            if card is not None and near >= misread[card.suit]:
+                weighed = reads.weighed()
+                scale = weighed[best] / reads.total[best]
+                total = dict(reads.total)
+                total[card] = (weighed[best] + SWAP_MARGIN) / scale
+                out.append(Reads(total, reads.sightings))
+                changed = changed or card == second
+                continue
+        out.append(reads)
+    return out if changed else None
 
 
 def _start(plays: Sequence[Reads], decided: Sequence[Card] | None, decided_turned: Card | None,
