@@ -153,15 +153,18 @@ def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: R
     if not decoded:
         return None
     best = min(decoded, key=lambda d: d.cost)
-    if deck_swaps:
-        relabelled = deck_swapped_reads(plays, best.cards)
-        if relabelled is not None:
-            again = decode_plays(dealer=dealer, turned=turned, plays=relabelled, rules=rules,
-                                 decided=decided, decided_turned=decided_turned, doubts=False,
-                                 deck_swaps=False)
-            if again is not None:
-                best = again
-                plays = relabelled
+    # What the deck's misread is, and which plays it explains, are learnt together: each
+    # decision sharpens the picture of the misread suit's reads.
+    given = plays
+    for _ in range(SWAP_ROUNDS if deck_swaps else 0):
+        relabelled = deck_swapped_reads(given, best.cards)
+        if relabelled is None:
+            break
+        again = decode_plays(dealer=dealer, turned=turned, plays=relabelled, rules=rules,
+                             decided=decided, decided_turned=decided_turned, deck_swaps=False)
+        if again is None or again.cards == best.cards:
+            break
+        best, plays = again, relabelled
     if not doubts:
         return best
     turned_play = best.cards.index(best.turned) if best.turned in best.cards else None
@@ -181,6 +184,13 @@ SWAP_GAP = 0.2
 """How much nearer a misread suit's cards come to their twins than the twin suit's come to
 theirs (as a share of the better-read card's evidence) for the deal to show a systematic
 misread: a card read right names its twin far less (the runner-up of a sure read)."""
+
+SWAP_REACH = 0.75
+"""How far (from the twin suit's plays towards the misread suit's) a play's reads must name its
+twin to be taken for the misread suit."""
+
+SWAP_ROUNDS = 3
+"""Times the deck's misread is learnt again from the deal decided with it."""
 
 SWAP_MARGIN = 1.0
 """Evidence (nats) a play that reads like the deck's misread cards gets for the misread suit's
@@ -213,7 +223,11 @@ def deck_swapped_reads(plays: Sequence[Reads], cards: Sequence[Card]) -> list[Re
         if pair is not None and card in pair[:2]:
             nearness.setdefault(card.suit, []).append(pair[2])
     mean = {suit: sum(values) / len(values) for suit, values in nearness.items()}
-    misread = {suit: (mean[suit] + mean[TWIN_SUIT[suit]]) / 2 for suit, values in nearness.items()
+    # Taken for the misread suit: a play nearer its twin than three quarters of the way from
+    # the twin suit's plays to the misread suit's (a card read right may lie under a misread
+    # one for a while, and its reads then name both).
+    misread = {suit: mean[TWIN_SUIT[suit]] + SWAP_REACH * (mean[suit] - mean[TWIN_SUIT[suit]])
+               for suit, values in nearness.items()
                if len(values) >= SWAP_EXAMPLES and TWIN_SUIT[suit] in mean
                and mean[suit] >= mean[TWIN_SUIT[suit]] + SWAP_GAP}
     if not misread:
