@@ -8,10 +8,15 @@ from collections.abc import Iterator
 
 from scorekeeper.rules import Card
 from scorekeeper.tracking.deal_state import DealState
+from scorekeeper.tracking.decoding import Evidence
 from scorekeeper.tracking.geometry import Point, Side
 from scorekeeper.tracking.runs import Run, Track
-from scorekeeper.vision.boxes import iou
+from scorekeeper.vision.boxes import Box, iou, nested_share
 from scorekeeper.vision.detections import CardDetection
+
+OTHER_CARD_SHARE = 0.9
+"""A card read at a box holding less than this much of another box (or held by it) is elsewhere:
+not the same card seen at its other corner."""
 
 
 class Sightings:
@@ -102,24 +107,40 @@ class Sightings:
             if (other.card != run.card and other.last_frame >= run.start_frame - self._clear
                     and other.start_frame <= hi and not self._replayed(other)):
                 nearby.setdefault(other.card, []).append(other)
-        others = [o for runs in nearby.values()
-                  if sum(len(o.between(lo, hi)[0]) for o in runs) > run.seen for o in runs]
-        if not others:
+        rivals = [runs for runs in nearby.values()
+                  if sum(len(o.between(lo, hi)[0]) for o in runs) > run.seen]
+        if not rivals:
             return run.frames
         own: list[int] = []
         for frame, box, sighting in zip(run.frames, run.boxes, run.sightings, strict=True):
-            for other in others:
-                # A reader that names runners-up names the card it misread among them: a read
-                # whose runners-up leave the other card out is no misread of it.
-                if other.last_frame < frame - self._clear or (
-                        len(sighting) > 1 and other.card not in sighting):
-                    continue
-                _, boxes = other.between(max(lo, frame - self._forget), frame + self._forget)
-                if any(iou(box, theirs) >= self.thresholds.same_spot for theirs in boxes):
-                    break
-            else:
+            if not any(self._explains(runs, frame, box, sighting, lo) for runs in rivals):
                 own.append(frame)
         return own
+
+    def _explains(self, runs: list[Run], frame: int, box: Box, sighting: Evidence,
+                  lo: float) -> bool:
+        """Whether the card of ``runs``, read at ``box`` about ``frame``, explains a sighting
+        there as itself misread. Not when the reader names runners-up and leaves that card out
+        (it names the card it misread among them), nor when that card was read elsewhere in the
+        same frame: then two cards lie there (a deck misread systematically gives two cards one
+        name, and the reader names the weaker read by its runner-up)."""
+        card = runs[0].card
+        if len(sighting) > 1 and card not in sighting:
+            return False
+        there: list[Box] = []
+        for other in runs:
+            if other.last_frame < frame - self._clear:
+                continue
+            _, boxes = other.between(max(lo, frame - self._forget), frame + self._forget)
+            there += [b for b in boxes if iou(box, b) >= self.thresholds.same_spot]
+        if not there:
+            return False
+        for other in runs:
+            _, now = other.between(frame, frame)
+            if any(nested_share(b, box) < OTHER_CARD_SHARE
+                   and all(nested_share(b, t) < OTHER_CARD_SHARE for t in there) for b in now):
+                return False
+        return True
 
     def _misread(self, run: Run) -> bool:
         """Half of this run or more is another card misread: it is no card of its own."""
