@@ -278,6 +278,27 @@ def test_card_read_once_on_landing_and_again_only_after_the_next_goes_back_in_it
     assert [t.winner(tracker.deals[0].trump) for t in tracker.deals[0].tricks] == [2]
 
 
+def test_two_cards_the_reader_gives_one_name_are_two_plays() -> None:
+    # A deck whose clubs read as spades: 5C lands next to 5S and is read "5S" too; in a frame
+    # where both are read, the reader names the weaker read by its runner-up, 5C.
+    plays = [c("5S"), c("5C"), c("2S"), c("3S")]
+    scene = Scene()
+    truth = stage_deal(scene, dealer=3, turned=c("AH"), plays=plays)
+    landed, _, card = truth.plays[1]
+    gone = truth.gathered[0][0]
+    x, y = 780, 250  # where 5C lies, well away from 5S
+    box = (x - 13, y - 18, x + 13, y + 18)
+    for f in range(landed, gone):
+        scene.hide(card, [f])
+        if f % 2:
+            scene.hide(c("5S"), [f])  # the real 5S not read this frame: 5C takes the name
+            scene.seen[f][c("5S")] = CardDetection(c("5S"), 0.6, box, alternatives=((card, 0.45),))
+        else:
+            scene.seen[f][card] = CardDetection(card, 0.4, box, alternatives=((c("5S"), 0.6),))
+    events = run(scene.frames())
+    assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
+
+
 def test_wrong_read_for_two_frames_is_not_a_play_and_the_right_card_still_is() -> None:
     scene, truth = one_trick_scene()
     landed, seat, card = truth.plays[0]
