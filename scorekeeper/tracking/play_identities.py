@@ -35,7 +35,8 @@ class PlayIdentities:
         if not self.decode:
             return run.card not in played
         # The deal's decoding may have renamed the play a run was played as, freeing its name.
-        if any(p.run is run for p in state.trick) or self._other_corner(state, run) is not None:
+        if (any(p.run is run for p in state.trick) or any(r is run for r in state.runs.values())
+                or self._other_corner(state, run) is not None):
             return False
         if run.card not in played:
             return True
