@@ -132,14 +132,15 @@ that card) costs less than this more: the deal is near a tie there, which the ta
 
 def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: Rules | None = None,
                  decided: Sequence[Card] | None = None, decided_turned: Card | None = None,
-                 doubts: bool = False, deck_swaps: bool = True) -> Decoded | None:
+                 doubts: bool = False, deck_swaps: bool = True, firm: bool = False) -> Decoded | None:
     """The likeliest cards of a deal's plays and turned card, whichever play the turned card
     was: still in the dealer's hand, or each play whose reads name a card the turned card's
     reads name (the rules refuse it from another seat than the dealer's, and which seat played
     what depends on the trunfo it gives). ``decided`` (with ``decided_turned``): the cards
     chosen before, for the plays they cover (one more play, if any, takes its best free read);
     ``doubts``: also list the near ties (:data:`DOUBT_MARGIN`); ``deck_swaps``: decide again
-    once the deal shows a deck misread systematically (:func:`deck_swapped_reads`)."""
+    once the deal shows a deck misread systematically (:func:`deck_swapped_reads`); ``firm``: the
+    deal is over, search wider (slower) for the likeliest deal."""
     weighed = turned.weighed()
     named = {card for card in weighed if explains(weighed, card)}
     tries: list[int | None] = [None]
@@ -148,6 +149,7 @@ def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: R
         if any(explains(evidence, card) for card in named & evidence.keys()):
             tries.append(i)
     found = [decode_deal(dealer=dealer, turned=turned, plays=plays, turned_play=t, rules=rules,
+                         wide=firm,
                          start=_start(plays, decided, decided_turned, t)) for t in tries]
     decoded = [d for d in found if d is not None]
     if not decoded:
@@ -161,7 +163,8 @@ def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: R
         if relabelled is None:
             break
         again = decode_plays(dealer=dealer, turned=turned, plays=relabelled, rules=rules,
-                             decided=decided, decided_turned=decided_turned, deck_swaps=False)
+                             decided=decided, decided_turned=decided_turned, deck_swaps=False,
+                             firm=firm)
         if again is None or again.cards == best.cards:
             break
         best, plays = again, relabelled
@@ -237,14 +240,14 @@ def deck_swapped_reads(plays: Sequence[Reads], cards: Sequence[Card]) -> list[Re
     for reads, pair in zip(plays, pairs, strict=True):
         if pair is not None:
             best, second, near = pair
-            card = best if best.suit in misread else second if second.suit in misread else None
-            if card is not None and near >= misread[card.suit]:
+            truer = best if best.suit in misread else second if second.suit in misread else None
+            if truer is not None and near >= misread[truer.suit]:
                 weighed = reads.weighed()
                 scale = weighed[best] / reads.total[best]
                 total = dict(reads.total)
-                total[card] = (weighed[best] + SWAP_MARGIN) / scale
+                total[truer] = (weighed[best] + SWAP_MARGIN) / scale
                 out.append(Reads(total, reads.sightings))
-                changed = changed or card == second
+                changed = changed or truer == second
                 continue
         out.append(reads)
     return out if changed else None
@@ -316,7 +319,7 @@ def _rows(turned: Reads, plays: Sequence[Reads], turned_play: int | None) -> tup
 def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
                 turned_play: int | None, rules: Rules | None = None,
                 start: Sequence[Card] | None = None,
-                renuncia_cost: float = RENUNCIA_COST) -> Decoded | None:
+                renuncia_cost: float = RENUNCIA_COST, wide: bool = False) -> Decoded | None:
     """The likeliest cards for the turned card and each play of a deal (``plays`` in order).
 
     ``turned_play``: the play that was the turned card itself (the dealer playing it), whose
@@ -348,7 +351,7 @@ def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
         return [DECK[c] for _, c in sorted(zip(chosen_rows, chosen_cols, strict=True))]
 
     searcher = _Search(dealer=dealer, rules=rules, rows=rows, turned_row=turned_row,
-                       played=len(plays), renuncia_cost=renuncia_cost)
+                       played=len(plays), renuncia_cost=renuncia_cost, wide=wide)
     by_reads = assign()
     found = [searcher.improve(by_reads)]
     if found[0] is None:
@@ -391,6 +394,10 @@ class _Search:
     turned_row: int
     played: int
     renuncia_cost: float
+    wide: bool = False
+    """Also try swaps at every play with two fair readings while a renúncia stands, not only at
+    the plays it rests on (a swap that changes who won an earlier vaza reseats every play after
+    it): slower, for the firm decision at the deal's end."""
     best: list[float] = field(default_factory=list)
     fair: list[list[Card]] = field(default_factory=list)
     """For each row, the cards that explain its reads: the only ones worth trying there."""
@@ -481,6 +488,8 @@ class _Search:
         the proving card) and the turned card."""
         if not deal.revokes:
             return []
+        if self.wide:
+            return [r for r, fair in enumerate(self.fair) if len(fair) > 1 or r == self.turned_row]
         position = {card: i for i, card in enumerate(cards[:self.played])}
         rows: set[int] = {self.turned_row}
         tricks = (*deal.tricks, deal.current_trick)

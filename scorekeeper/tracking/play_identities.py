@@ -164,7 +164,7 @@ class PlayIdentities:
                   else Reads({deal.turned: KNOWN_PLAY}, 1))
         return decode_plays(dealer=deal.dealer, turned=turned, plays=rows,
                             rules=self.rules, decided=deal.plays, decided_turned=deal.turned,
-                            doubts=doubts)
+                            doubts=doubts, firm=doubts)
 
     def _decide(self, state: DealState, run: Run, frame: int) -> tuple[list[Event], Card | None] | None:
         """The card ``run`` is, decided with the deal's other plays, and the corrections that
