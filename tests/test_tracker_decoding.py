@@ -57,7 +57,7 @@ def decode_truth(turned: Card, plays: list[Card], *, dealer: int, swapped: set[C
                  rng: random.Random):
     evidence = [reads_of(card, rng, swapped=card in swapped) for card in plays]
     turned_reads = reads_of(turned, rng, swapped=turned in swapped, sightings=40)
-    return decode_plays(dealer=dealer, turned=turned_reads, plays=evidence, doubts=True)
+    return decode_plays(dealer=dealer, turned=turned_reads, plays=evidence, doubts=True, firm=True)
 
 
 def test_two_plays_read_as_one_card_are_told_apart_by_their_runners_up() -> None:
