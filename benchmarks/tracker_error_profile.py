@@ -37,6 +37,7 @@ from scorekeeper.tracking import CardPlayed, TableGeometry, Tracker, Uncertain
 from scorekeeper.tracking.evaluate import compare
 from scorekeeper.tracking.noise import ReaderProfile, read_like_a_reader
 from scorekeeper.tracking.offline import track_stream
+from scorekeeper.vision.detections import FrameDetections
 
 PROFILES = {
     "clubs read as spades": ReaderProfile(swap=(Suit.PAUS, Suit.ESPADAS)),
@@ -45,8 +46,12 @@ PROFILES = {
 }
 
 
-def evaluate_seed(seed: int, profile: ReaderProfile, *, fps: float, decode: bool) -> dict[str, Any]:
-    clean, truth = simulate_detections(seed, 1, fps=fps)
+def evaluate_seed(seed: int, profile: ReaderProfile, *, fps: float, decode: bool,
+                  simulated: tuple[list[FrameDetections], dict[str, Any]] | None = None
+                  ) -> dict[str, Any]:
+    """Track one seed's deal read by ``profile``'s reader (``simulated``: the simulator's
+    detections and truth for it, made again when not given)."""
+    clean, truth = simulated if simulated is not None else simulate_detections(seed, 1, fps=fps)
     frames = list(read_like_a_reader(clean, profile, random.Random(seed)))
     tracker = Tracker(TableGeometry.from_json(truth["geometry"]),
                       Rules.from_json(truth["record"]["rules"]), fps=fps, decode=decode)
@@ -100,10 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     seeds = range(args.first, args.first + args.seeds)
     results: dict[str, dict[str, Any]] = {}
+    # Each deal is simulated once; every profile and mode reads and tracks the same detections.
+    simulated = {s: simulate_detections(s, 1, fps=args.fps) for s in seeds}
     for name, profile in PROFILES.items():
         results[name] = {
-            mode: summarise([evaluate_seed(s, profile, fps=args.fps, decode=mode == "decoded")
-                             for s in seeds], args.fps)
+            mode: summarise([evaluate_seed(s, profile, fps=args.fps, decode=mode == "decoded",
+                                           simulated=simulated[s]) for s in seeds], args.fps)
             for mode in ("decoded", "best read only")
         }
     if args.json:
