@@ -157,8 +157,9 @@ class Repairs:
         """When the card of ``run`` came to rest: its first sighting inside where it lay later in
         this run (a card sliding in is seen at other spots first; its box is the whole card or
         either corner index), or an earlier glimpse of its name there since the last vaza was
-        gathered (a card read too seldom at first starts its run again), unless that glimpse
-        names a card on the table too (a slip of the reader on that card)."""
+        gathered and shortly before (a card read too seldom at first starts its run again),
+        unless that glimpse names a card on the table too (a slip of the reader on that card) or
+        is another card misread; a glimpse long before is a ghost."""
         boxes = run.boxes
         first = next((frame for i, (frame, box) in enumerate(zip(run.frames, boxes, strict=True))
                       if any(nested_share(box, later) >= OTHER_CORNER_SHARE
@@ -167,6 +168,7 @@ class Repairs:
         track = self._tracks.get(run.card)
         for other in track.runs if track is not None else ():
             if (other is not run and state.cleared_at < other.start_frame < first
+                    and other.last_frame >= first - self._forget
                     and any(nested_share(box, lying) >= EARLIER_SHARE
                             for box in other.boxes for lying in boxes[-4 * RESTING_BOXES:])
                     and not self._misread(other) and not self._names_the_trick(state, other)):
