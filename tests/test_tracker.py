@@ -278,6 +278,16 @@ def test_card_read_once_on_landing_and_again_only_after_the_next_goes_back_in_it
     assert [t.winner(tracker.deals[0].trump) for t in tracker.deals[0].tricks] == [2]
 
 
+def test_a_ghost_long_before_where_a_card_lands_does_not_move_it_up_the_vaza() -> None:
+    scene, truth = one_trick_scene()
+    first, _, _ = truth.plays[0]
+    _, seat, card = truth.plays[3]  # 5S, the vaza's last card
+    scene.show(card, [first + 1], LAND[seat], confidence=0.5)  # a one-frame ghost, seconds before
+    events = run(scene.frames())
+    assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
+    assert not [e for e in events if isinstance(e, PlayCorrected)]
+
+
 def test_two_cards_the_reader_gives_one_name_are_two_plays() -> None:
     # A deck whose clubs read as spades: 5C lands next to 5S and is read "5S" too; in a frame
     # where both are read, the reader names the weaker read by its runner-up, 5C.
