@@ -166,7 +166,8 @@ class Repairs:
                              for later in boxes[i + 1:i + 1 + RESTING_BOXES])),
                      run.last_frame)
         track = self._tracks.get(run.card)
-        for other in track.runs if track is not None else ():
+        # Latest first, so that glimpses shortly before one another lead back to the landing.
+        for other in sorted(track.runs if track is not None else (), key=lambda r: -r.start_frame):
             if (other is not run and state.cleared_at < other.start_frame < first
                     and other.last_frame >= first - self._forget
                     and any(nested_share(box, lying) >= EARLIER_SHARE
