@@ -1,19 +1,30 @@
-"""Adapt the card reader to one café's deck: scenes of that deck, a short fine-tune, a fair comparison.
+"""Adapt the card reader to one table: a short fine-tune of both stages, then a fair comparison.
 
-The classifier (stage 2) is what a new deck's fonts and pips confuse; the index detector finds a
-corner index whatever its font, so by default only the classifier is fine-tuned (minutes on these
-CPUs) and the detector is kept. Both the shipped model and the adapted one are then measured on
-scenes of the new deck that the fine-tune never saw; the adapted model becomes the default only when
-its end-to-end card F1 there is higher. The model it started from is never changed.
+One code path for two kinds of teaching material (:class:`TeachingSet`):
 
-Steps and where they write (``work`` is ``<user data>/work/<name>``):
+- ``scorekeeper enrol``: scenes rendered from the deck's 40 faces, and held-back scenes of the deck
+  alone (another seed) to judge on (:func:`adapt`, :func:`build_scenes`);
+- ``scorekeeper learn``: the table's own accepted deals, and held-out deals of that table
+  (:mod:`scorekeeper.learning.learn`).
 
-1. ``scenes``: ``scorekeeper dataset build`` with the deck's faces (plus procedural decks) in
-   ``work/scenes``, and held-back scenes of the deck alone, another seed, in ``work/heldback``;
-2. ``finetune``: the classifier from the base model's checkpoint, on those scenes' index crops and
-   on crops cut straight from the deck's faces (:mod:`scorekeeper.training.face_crops`);
-3. ``compare`` and ``install``: a new model folder under :func:`scorekeeper.paths.user_models_dir`
-   with ``enrol.json`` (figures before/after, time taken); made active only if it is better.
+:func:`run_adaptation` then, within ``minutes`` of training measured in the run itself:
+
+1. decides whether the detector (stage 1) needs teaching: it does when the base model's detector
+   finds fewer than :data:`DETECTOR_PAYS_BELOW` of the labelled indices on the calibration half of
+   the judged images (a deck in an unusual style); otherwise the whole budget goes to the classifier;
+2. fine-tunes the classifier from the base model's checkpoint (and the detector, from its
+   ``checkpoints/index-detector.pt``, sharing the budget), the step rate measured inside the run;
+3. stages candidates (the base model with thresholds fitted to the table; the new classifier; the
+   new classifier with the new detector), each with its temperature and thresholds chosen on the
+   calibration half (:func:`scorekeeper.training.thresholds.choose_on`, recall at precision
+   :data:`MIN_PRECISION`);
+4. measures the base model as installed and every candidate on the judging half (the other images,
+   the same for all), keeps the best candidate, and makes it the default only if its card F1 beats
+   the base model's by more than noise (:func:`is_better`). The base model is never changed.
+
+Work goes to ``<user data>/work/<name>``; the model is installed under
+:func:`scorekeeper.paths.user_models_dir` with ``enrol.json`` (what it learned from, all figures,
+minutes taken).
 """
 
 from __future__ import annotations
@@ -23,8 +34,8 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +44,62 @@ from scorekeeper.training import TrainingSetupError
 
 Progress = Callable[[str, float, float | None], None]
 """``progress(stage, fraction_done, seconds_left_or_None)``."""
+Log = Callable[[str], None]
+
+DETECTOR_PAYS_BELOW = 0.97
+"""Index recall of the base detector (at its threshold) under which the detector is fine-tuned too."""
+DETECTOR_SHARE = 0.5
+"""Share of the budget the detector gets when it is fine-tuned (ultralytics fits its epochs to it)."""
+MIN_PRECISION = 0.97
+"""Thresholds for one table buy recall only while card precision on its images stays at least this."""
+DETECTOR_MODES = ("auto", "on", "off")
+
+
+@dataclass
+class TeachingSet:
+    """What one adaptation learns from and is judged on."""
+
+    train: list[Path]
+    """YOLO detection sets (``images/train``, ``labels/train``, ``images/val``; 40 card classes)."""
+    judged: list[Any]
+    """Labelled images (:class:`scorekeeper.vision.evaluate.LabelledImage`) no training saw; split
+    in two halves: thresholds are chosen on one and the models compared on the other."""
+    judged_on: str
+    """What the judged images are, for people: "held-back scenes of the deck", "held-out deals"."""
+    crop_sets: list[Path] = field(default_factory=list)
+    """Folder crop sets (``train/<class>/``), for ``not_a_card`` examples."""
+    face_crops: tuple[Any, Any] | None = None
+    """Context crops cut from the deck's faces (:mod:`scorekeeper.training.face_crops`)."""
+
+
+@dataclass
+class AdaptJob:
+    name: str
+    """The model to install (its folder under the user's models)."""
+    base: Path
+    work: Path
+    minutes: float = 8.0
+    """Training budget, both stages together; start-up, scenes and comparison come on top."""
+    detector: str = "auto"
+    """``auto`` (fine-tune it where it pays, see :data:`DETECTOR_PAYS_BELOW`), ``on`` or ``off``."""
+    learned_from: dict[str, Any] = field(default_factory=dict)
+    """Recorded in ``enrol.json``: ``{"deck": name, "deals": N}``, added to the base model's."""
+    install_when_worse: bool = True
+    """Install a candidate that is not better (not as the default): enrolment under a new name does,
+    so the table can try it; learning does not, a worse model is left out."""
+    seed: int = 7
+    threads: int = 2
+    extra_record: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def model_folder(self) -> Path:
+        return user_models_dir() / self.name
 
 
 @dataclass
 class AdaptPlan:
+    """An enrolment: the deck's face pack and how many scenes to render of it."""
+
     deck: Path
     """A face pack: 40 images named ``Ah.png`` ... ``2c.png``."""
     name: str
@@ -45,11 +108,11 @@ class AdaptPlan:
     scenes: int = 400
     heldback: int = 100
     minutes: float = 8.0
-    """Fine-tuning time budget; the learning-rate schedule is fitted to it."""
     face_crops_per_index: int = 40
     seed: int = 7
     workers: int = 1
     threads: int = 2
+    detector: str = "auto"
     extra_faces: list[Path] = field(default_factory=list)
     """Other face packs to mix in (the usual mix; procedural decks are always in)."""
 
@@ -64,18 +127,29 @@ class AdaptPlan:
 
 @dataclass
 class AdaptResult:
-    model: Path
-    before: dict[str, float]
-    after: dict[str, float]
+    model: Path | None
+    """The installed model (None: the candidate was worse and not installed)."""
+    before: dict[str, Any]
+    after: dict[str, Any]
     better: bool
     minutes: dict[str, float]
+    judged_on: str = "held-back scenes of the deck"
+    chosen: str = ""
+    """Which candidate was kept: ``thresholds``, ``classifier`` or ``classifier+detector``."""
 
     def line(self) -> str:
         b, a = self.before, self.after
-        verdict = "now the default model" if self.better else "kept the previous model as default"
-        return (f"{self.model.name}: card precision/recall on held-back scenes of the deck "
+        if self.better:
+            verdict = "now the default model"
+        elif self.model is None:
+            verdict = "not better: not installed, the default is unchanged"
+        else:
+            verdict = "kept the previous model as default"
+        name = self.model.name if self.model is not None else "the new model"
+        return (f"{name}: card precision/recall on {self.judged_on} "
                 f"{b['card_precision']:.2f}/{b['card_recall']:.2f} -> {a['card_precision']:.2f}/"
-                f"{a['card_recall']:.2f}; {verdict}")
+                f"{a['card_recall']:.2f} ({self.chosen}, {self.minutes.get('train', 0):.1f} min "
+                f"training); {verdict}")
 
 
 def is_better(before: dict[str, float], after: dict[str, float], *, margin: float = 0.005) -> bool:
@@ -85,7 +159,16 @@ def is_better(before: dict[str, float], after: dict[str, float], *, margin: floa
     return card_f1(after) > card_f1(before) + margin
 
 
-def build_scenes(plan: AdaptPlan, log: Callable[[str], None] = print) -> tuple[Path, Path]:
+def check_detector_mode(mode: str) -> str:
+    if mode not in DETECTOR_MODES:
+        raise TrainingSetupError(f"--detector {mode!r}: use one of {', '.join(DETECTOR_MODES)}")
+    return mode
+
+
+# -- enrolment's teaching set ----------------------------------------------------------------------
+
+
+def build_scenes(plan: AdaptPlan, log: Log = print) -> tuple[Path, Path]:
     """Training scenes (the deck + the usual mix) and held-back scenes of the deck alone."""
     train, heldback = plan.work / "scenes", plan.work / "heldback"
     common = [sys.executable, "-m", "scorekeeper", "dataset", "build", "--crops", "--quiet",
@@ -109,102 +192,325 @@ def build_scenes(plan: AdaptPlan, log: Callable[[str], None] = print) -> tuple[P
     return train, heldback
 
 
-def finetune_classifier(plan: AdaptPlan, scenes: Path, progress: Progress | None = None,
-                        log: Callable[[str], None] = print) -> Path:
-    """Fine-tune the base model's classifier for ``plan.minutes``; returns the best checkpoint."""
+def labelled_set(folder: Path) -> list[Any]:
+    """Every labelled image of a YOLO set, both splits."""
+    from scorekeeper.vision import evaluate
+
+    return [image for split in ("train", "val") if (folder / "images" / split).is_dir()
+            for image in evaluate.labelled_images(folder, split)]
+
+
+def deck_face_crops(deck: Path, *, per_index: int, seed: int) -> tuple[Any, Any]:
     from scorekeeper.synth.faces import FacePack
-    from scorekeeper.training.classifier import ClassifierRecipe, load_crop_data, train_classifier
     from scorekeeper.training.face_crops import training_face_crops
 
-    init = plan.base / "checkpoints" / "index-classifier.pt"
+    # Procedural decks keep 8/9/10/joker (not_a_card) and other fonts in view: no forgetting them.
+    return training_face_crops([FacePack.load(deck)], per_index=per_index, procedural=8,
+                               procedural_per_index=2, seed=seed)
+
+
+def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print) -> AdaptResult:
+    """Enrolment: scenes of the deck, then :func:`run_adaptation`."""
+    began = time.time()
+    if progress:
+        progress("scenes", 0.0, None)
+    scenes, heldback = build_scenes(plan, log)
+    scene_minutes = round((time.time() - began) / 60, 2)
+    teaching = TeachingSet(
+        train=[scenes], crop_sets=[scenes / "crops"], judged=labelled_set(heldback),
+        judged_on="held-back scenes of the deck",
+        face_crops=deck_face_crops(plan.deck, per_index=plan.face_crops_per_index, seed=plan.seed),
+    )
+    job = AdaptJob(name=plan.name, base=plan.base, work=plan.work, minutes=plan.minutes,
+                   detector=check_detector_mode(plan.detector), seed=plan.seed, threads=plan.threads,
+                   learned_from={"deck": plan.deck.name},
+                   extra_record={"deck": plan.deck.name, "deck_folder": str(plan.deck),
+                                 "heldback_scenes": plan.heldback, "train_scenes": plan.scenes})
+    result = run_adaptation(job, teaching, progress=progress, log=log)
+    result.minutes["scenes"] = scene_minutes
+    return result
+
+
+# -- the one path: fine-tune, stage, choose thresholds, compare, install ---------------------------
+
+
+Trainer = Callable[["AdaptJob", TeachingSet, bool, Progress | None, Log], "Trained"]
+"""The fine-tune step (``job, teaching, with_detector, progress, log``); tests inject a fake."""
+
+
+@dataclass
+class Trained:
+    classifier: Path
+    """The fine-tuned classifier checkpoint."""
+    detector: Path | None
+    """The fine-tuned detector's weights (None: the detector was not fine-tuned)."""
+    minutes: dict[str, float]
+    steps: dict[str, Any] = field(default_factory=dict)
+
+
+def split_judged(images: Sequence[Any]) -> tuple[list[Any], list[Any]]:
+    """Calibration half (even positions) and judging half (odd positions)."""
+    return list(images[0::2]), list(images[1::2])
+
+
+def run_adaptation(job: AdaptJob, teaching: TeachingSet, *, progress: Progress | None = None,
+                   log: Log = print, trainer: Trainer | None = None) -> AdaptResult:
+    """Fine-tune ``job.base`` on ``teaching`` and keep the result only if it is better (see module)."""
+    from scorekeeper.vision.evaluate import labelled_truth, measure_cards
+    from scorekeeper.vision.metrics import card_f1
+    from scorekeeper.vision.reader import CardReader
+    from scorekeeper.vision.registry import set_active_model
+
+    calibrate, judge = split_judged(teaching.judged)
+    if len(calibrate) < 2 or len(judge) < 2:
+        raise TrainingSetupError(
+            f"only {len(teaching.judged)} labelled images of {teaching.judged_on} to judge on: "
+            "at least 4 are needed"
+        )
+    began = time.time()
+    with_detector, detector_figures = _detector_pays(job, calibrate, log)
+    trained = (trainer or finetune)(job, teaching, with_detector, progress, log)
+
+    started = time.time()
+    if progress:
+        progress("compare", 0.9, None)
+    candidates = stage_candidates(job, trained, calibrate, teaching.judged_on)
+    truth = labelled_truth(judge)
+    before = measure_cards(CardReader(job.base), truth)
+    figures = {kind: measure_cards(CardReader(folder), truth) for kind, folder in candidates.items()}
+    chosen = max(figures, key=lambda kind: card_f1(figures[kind]))
+    after = figures[chosen]
+    better = is_better(before, after)
+    minutes = {**trained.minutes, "compare": round((time.time() - started) / 60, 2),
+               "total": round((time.time() - began) / 60, 2)}
+    record = {
+        **job.extra_record, "base": str(job.base), "learned_from": _learned_from(job),
+        "judged_on": teaching.judged_on, "calibration_images": len(calibrate),
+        "judged_images": len(judge), "before": before, "after": after, "chosen": chosen,
+        "candidates": figures, "better": better, "detector": {
+            "mode": job.detector, "fine_tuned": trained.detector is not None,
+            "base_on_calibration": detector_figures},
+        "minutes": minutes, "budget_minutes": job.minutes, "steps": trained.steps,
+        "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
+    model: Path | None = None
+    replaces_active = job.model_folder.resolve() == job.base.resolve()
+    if better or (job.install_when_worse and not replaces_active):
+        model = install(job, candidates[chosen], record)
+        if better:
+            set_active_model(job.name, reason=f"{_reason(job)}: card F1 {card_f1(before):.3f} -> "
+                             f"{card_f1(after):.3f} on {teaching.judged_on}")
+    else:
+        job.work.mkdir(parents=True, exist_ok=True)
+        (job.work / "last-attempt.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    if progress:
+        progress("done", 1.0, 0.0)
+    return AdaptResult(model, before, after, better, minutes, teaching.judged_on, chosen)
+
+
+def _reason(job: AdaptJob) -> str:
+    deals = job.learned_from.get("deals")
+    return f"learned from {deals} deals of play" if deals else f"adapted to deck {job.learned_from.get('deck')}"
+
+
+def _learned_from(job: AdaptJob) -> dict[str, Any]:
+    """The base model's teaching plus this job's: deck faces once, deals of play added up."""
+    base = _read_json(job.base / "enrol.json").get("learned_from", {})
+    out = dict(base) if isinstance(base, dict) else {}
+    if job.learned_from.get("deck"):
+        out["deck"] = job.learned_from["deck"]
+    out["deals"] = int(out.get("deals", 0)) + int(job.learned_from.get("deals", 0))
+    return out
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _detector_pays(job: AdaptJob, calibrate: list[Any], log: Log) -> tuple[bool, dict[str, Any]]:
+    from scorekeeper.vision.evaluate import measure_detector
+    from scorekeeper.vision.reader import CardReader
+
+    if job.detector == "off":
+        return False, {}
+    if not (job.base / "checkpoints" / "index-detector.pt").is_file():
+        if job.detector == "on":
+            raise TrainingSetupError(
+                f"model {job.base} has no detector checkpoint (checkpoints/index-detector.pt): "
+                "adapt from the shipped model, or use --detector off"
+            )
+        return False, {}
+    figures = measure_detector(CardReader(job.base), calibrate)
+    pays = job.detector == "on" or not figures["index_recall"] >= DETECTOR_PAYS_BELOW
+    log(f"base detector finds {figures['index_recall']:.3f} of the indices: "
+        f"{'fine-tuning it too' if pays else 'kept as it is'}")
+    return pays, figures
+
+
+def finetune(job: AdaptJob, teaching: TeachingSet, with_detector: bool, progress: Progress | None,
+             log: Log) -> Trained:
+    """The real fine-tune: the classifier, then (``with_detector``) the detector, in the budget."""
+    seconds = job.minutes * 60
+    share = DETECTOR_SHARE if with_detector else 0.0
+    minutes: dict[str, float] = {}
+    steps: dict[str, Any] = {}
+    began = time.time()
+    classifier = finetune_classifier(job, teaching, seconds * (1 - share), progress, log,
+                                     share_of_progress=(0.0, 0.9 * (1 - share)))
+    minutes["classifier"] = round((time.time() - began) / 60, 2)
+    steps["classifier"] = _last_log(classifier.parent / "log.jsonl")
+    detector = None
+    if with_detector:
+        started = time.time()
+        detector = finetune_detector(job, teaching, seconds * share, log)
+        minutes["detector"] = round((time.time() - started) / 60, 2)
+    minutes["train"] = round((time.time() - began) / 60, 2)
+    return Trained(classifier, detector, minutes, steps)
+
+
+def _last_log(path: Path) -> dict[str, Any]:
+    try:
+        lines = path.read_text(encoding="utf-8").strip().splitlines()
+        record = json.loads(lines[-1])
+    except (OSError, ValueError, IndexError):
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
+def finetune_classifier(job: AdaptJob, teaching: TeachingSet, seconds: float,
+                        progress: Progress | None = None, log: Log = print, *,
+                        share_of_progress: tuple[float, float] = (0.0, 0.9)) -> Path:
+    """Fine-tune the base model's classifier for ``seconds`` of steps; returns the best checkpoint."""
+    from scorekeeper.training.classifier import ClassifierRecipe, load_crop_data, train_classifier
+
+    init = job.base / "checkpoints" / "index-classifier.pt"
     if not init.is_file():
         raise TrainingSetupError(
-            f"model {plan.base} has no classifier checkpoint ({init}): adapt from the shipped model"
+            f"model {job.base} has no classifier checkpoint ({init}): adapt from the shipped model"
         )
-    config = json.loads((plan.base / "reader.json").read_text(encoding="utf-8"))
+    config = _read_json(job.base / "reader.json")
     size = int(config["classifier"].get("crop_size", 48))
     margin = float(config["classifier"].get("crop_margin", 0.2))
-    # Procedural decks keep 8/9/10/joker (not_a_card) and other fonts in view: no forgetting them.
-    faces = training_face_crops([FacePack.load(plan.deck)], per_index=plan.face_crops_per_index,
-                                procedural=8, procedural_per_index=2, seed=plan.seed)
-    data = load_crop_data(detection_sets=[scenes], crop_sets=[scenes / "crops"], size=size, margin=margin,
-                          seed=plan.seed, face_crops=faces)
+    data = load_crop_data(detection_sets=teaching.train, crop_sets=teaching.crop_sets, size=size,
+                          margin=margin, seed=job.seed, face_crops=teaching.face_crops)
     log(f"fine-tune data: {data.summary()}")
-
-    recipe = ClassifierRecipe(epochs=1, lr=6e-4, size=size, margin=margin, seed=plan.seed,
-                              threads=plan.threads)
-    recipe.steps_per_epoch = _steps_for_budget(data, recipe, init, plan.minutes)
-    recipe.epochs = max(1, min(6, recipe.steps_per_epoch // 150))
-    recipe.steps_per_epoch = max(1, recipe.steps_per_epoch // recipe.epochs)
-    out = plan.work / "classifier"
+    recipe = ClassifierRecipe(epochs=1, lr=6e-4, size=size, margin=margin, seed=job.seed,
+                              threads=job.threads)
+    out = job.work / "classifier"
     if out.exists():
         shutil.rmtree(out)
-    began = time.time()
+    began = time.monotonic()
+    low, high = share_of_progress
 
     def report(done: int, total: int) -> None:
         if progress is None or done == 0:
             return
-        elapsed = time.time() - began
-        progress("fine-tune", done / total, elapsed / done * (total - done))
+        left = max(0.0, seconds - (time.monotonic() - began))
+        progress("fine-tune", low + (high - low) * min(1.0, done / max(total, 1)), left)
 
-    return train_classifier(data, out, recipe, init=init, log=log, progress=report)
-
-
-def _steps_for_budget(data: Any, recipe: Any, init: Path, minutes: float) -> int:
-    """Time a few training steps here, then fit the step count to the budget."""
-    import tempfile
-
-    from scorekeeper.training.classifier import ClassifierRecipe, train_classifier
-
-    probe = ClassifierRecipe(**{**asdict(recipe), "epochs": 1, "steps_per_epoch": 6})
-    with tempfile.TemporaryDirectory() as scratch:
-        began = time.time()
-        train_classifier(data, Path(scratch), probe, init=init, log=lambda _line: None)
-        per_step = (time.time() - began) / 6
-    return max(20, int(minutes * 60 / max(per_step, 1e-3)))
+    return Path(train_classifier(data, out, recipe, init=init, log=log, progress=report,
+                                 budget_seconds=seconds))
 
 
-def assemble_model(plan: AdaptPlan, classifier_checkpoint: Path) -> Path:
-    """A complete model folder: the base detector, the fine-tuned classifier, the base thresholds."""
+def finetune_detector(job: AdaptJob, teaching: TeachingSet, seconds: float, log: Log = print) -> Path:
+    """Fine-tune the base detector on the teaching sets for ``seconds`` (ultralytics fits its
+    epochs to the time, measured on its own first epoch); returns the best weights."""
+    from scorekeeper.training.detector import DetectorRecipe, prepare_ultralytics, train_detector
+
+    prepare_ultralytics(job.work / "ultralytics")
+    config = _read_json(job.base / "reader.json")
+    data_yaml = job.work / "detector-data.yaml"
+    folders = [str(folder.resolve() / "images" / "train") for folder in teaching.train]
+    vals = [str(folder.resolve() / "images" / "val") for folder in teaching.train
+            if (folder / "images" / "val").is_dir()]
+    data_yaml.write_text(
+        "# Written by scorekeeper: the sets this adaptation learns from.\n"
+        f"train: {json.dumps(folders)}\nval: {json.dumps(vals or folders)}\nnc: 1\nnames:\n  0: index\n",
+        encoding="utf-8")
+    recipe = DetectorRecipe(imgsz=int(config["detector"].get("train_imgsz", 320)), epochs=50,
+                            lr0=3e-4, warmup_epochs=0.0, close_mosaic=0, mosaic=0.5,
+                            time=seconds / 3600, seed=job.seed, patience=50)
+    project = job.work / "detector"
+    if project.exists():
+        shutil.rmtree(project)
+    log(f"detector: fine-tuning for {seconds / 60:.1f} min")
+    run = train_detector(data_yaml, project, "finetune", recipe,
+                         init=job.base / "checkpoints" / "index-detector.pt")
+    best = run / "weights" / "best.pt"
+    return best if best.is_file() else run / "weights" / "last.pt"
+
+
+def stage_candidates(job: AdaptJob, trained: Trained, calibrate: list[Any],
+                     judged_on: str) -> dict[str, Path]:
+    """Model folders to compare, thresholds and temperature chosen on the calibration half."""
+    from scorekeeper.training.thresholds import choose_on
+
+    staged = {"thresholds": _stage(job, "thresholds", classifier=None, detector=None),
+              "classifier": _stage(job, "classifier", classifier=trained.classifier, detector=None)}
+    if trained.detector is not None:
+        staged["classifier+detector"] = _stage(job, "both", classifier=trained.classifier,
+                                               detector=trained.detector)
+    for folder in staged.values():
+        choose_on(folder, calibrate, on=f"{judged_on}, calibration half ({len(calibrate)} images)",
+                  min_precision=MIN_PRECISION)
+    return staged
+
+
+def _stage(job: AdaptJob, kind: str, *, classifier: Path | None, detector: Path | None) -> Path:
+    """A complete model folder: the base model with the fine-tuned parts replacing its own."""
+    staging = job.work / f"candidate-{kind}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    shutil.copytree(job.base, staging, ignore=shutil.ignore_patterns("enrol.json", "metrics.json"))
+    config = _read_json(job.base / "reader.json")
+    if classifier is not None:
+        _install_classifier(classifier, staging, config)
+    if detector is not None:
+        _install_detector(detector, staging, config)
+    config = _read_json(staging / "reader.json")
+    config["adapted_from"] = str(job.base)
+    config["deck_name"] = deck_name(job.base) if not job.learned_from.get("deck") \
+        else str(job.learned_from["deck"])
+    (staging / "reader.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return staging
+
+
+def _install_classifier(checkpoint: Path, staging: Path, config: dict[str, Any]) -> None:
     import torch
 
     from scorekeeper.training.classifier import export_classifier
     from scorekeeper.vision.reader import CLASSIFIER_CLASSES
 
-    staging = plan.work / "model"
-    if staging.exists():
-        shutil.rmtree(staging)
-    (staging / "checkpoints").mkdir(parents=True)
-    config = json.loads((plan.base / "reader.json").read_text(encoding="utf-8"))
-    shutil.copyfile(plan.base / config["detector"]["file"], staging / config["detector"]["file"])
-    base_detector_ckpt = plan.base / "checkpoints" / "index-detector.pt"
-    if base_detector_ckpt.is_file():
-        shutil.copyfile(base_detector_ckpt, staging / "checkpoints" / "index-detector.pt")
-    export_classifier(classifier_checkpoint, staging / config["classifier"]["file"],
+    export_classifier(checkpoint, staging / config["classifier"]["file"],
                       size=int(config["classifier"].get("crop_size", 48)))
-    state = torch.load(classifier_checkpoint, map_location="cpu", weights_only=False)
+    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+    (staging / "checkpoints").mkdir(exist_ok=True)
     torch.save({"model": state["model"], "recipe": state.get("recipe", {}), "classes": list(CLASSIFIER_CLASSES)},
                staging / "checkpoints" / "index-classifier.pt")
-    config["adapted_from"] = str(plan.base)
-    config["deck"] = str(plan.deck)
-    (staging / "reader.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    return staging
 
 
-def measure_on(model: Path, heldback: Path) -> dict[str, float]:
-    """End-to-end card precision/recall of ``model`` on every held-back scene."""
-    from scorekeeper.vision import evaluate
-    from scorekeeper.vision.reader import CardReader
+def _install_detector(weights: Path, staging: Path, config: dict[str, Any]) -> None:
+    from scorekeeper.training.detector import export_detector, strip_checkpoint
 
-    images = [image for split in ("train", "val") if (heldback / "images" / split).is_dir()
-              for image in evaluate.labelled_images(heldback, split)]
-    return evaluate.measure_cards(CardReader(model), evaluate.labelled_truth(images))
+    export_detector(weights, staging / config["detector"]["file"],
+                    imgsz=int(config["detector"].get("train_imgsz", 320)))
+    strip_checkpoint(weights, staging / "checkpoints" / "index-detector.pt")
 
 
-def install(plan: AdaptPlan, staging: Path, record: dict[str, Any]) -> Path:
+def deck_name(model: Path) -> str:
+    """The deck a model reads: the enrolled deck's name, else the model's folder name."""
+    name = _read_json(model / "reader.json").get("deck_name")
+    return str(name) if name else model.name
+
+
+def install(job: AdaptJob, staging: Path, record: dict[str, Any]) -> Path:
     """Move the staged model into the user's models (replacing an older one of that name) atomically."""
     (staging / "enrol.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    target = plan.model_folder
+    target = job.model_folder
     target.parent.mkdir(parents=True, exist_ok=True)
     old = target.with_name(target.name + ".old")
     if old.exists():
@@ -215,42 +521,3 @@ def install(plan: AdaptPlan, staging: Path, record: dict[str, Any]) -> Path:
     if old.exists():
         shutil.rmtree(old)
     return target
-
-
-def adapt(plan: AdaptPlan, *, progress: Progress | None = None,
-          log: Callable[[str], None] = print) -> AdaptResult:
-    """The whole adaptation; the default model changes only if the new one measures better."""
-    from scorekeeper.vision.metrics import card_f1
-    from scorekeeper.vision.registry import set_active_model
-
-    minutes: dict[str, float] = {}
-    began = time.time()
-    if progress:
-        progress("scenes", 0.0, None)
-    scenes, heldback = build_scenes(plan, log)
-    minutes["scenes"] = round((time.time() - began) / 60, 2)
-
-    started = time.time()
-    checkpoint = finetune_classifier(plan, scenes, progress, log)
-    minutes["finetune"] = round((time.time() - started) / 60, 2)
-
-    started = time.time()
-    if progress:
-        progress("compare", 0.0, None)
-    staging = assemble_model(plan, checkpoint)
-    before = measure_on(plan.base, heldback)
-    after = measure_on(staging, heldback)
-    minutes["compare"] = round((time.time() - started) / 60, 2)
-    minutes["total"] = round((time.time() - began) / 60, 2)
-    better = is_better(before, after)
-    record = {"deck": plan.deck.name, "deck_folder": str(plan.deck), "base": str(plan.base),
-              "heldback_scenes": plan.heldback, "train_scenes": plan.scenes, "before": before,
-              "after": after, "better": better, "minutes": minutes,
-              "finished": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    model = install(plan, staging, record)
-    if better:
-        set_active_model(plan.name, reason=f"adapted to deck {plan.deck.name}: card F1 "
-                         f"{card_f1(before):.3f} -> {card_f1(after):.3f} on held-back scenes")
-    if progress:
-        progress("done", 1.0, 0.0)
-    return AdaptResult(model, before, after, better, minutes)

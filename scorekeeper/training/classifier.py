@@ -377,10 +377,14 @@ class ClassifierRecipe:
 
 def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
                      init: Path | None = None, resume: bool = False, log=print,
-                     progress: Callable[[int, int], None] | None = None) -> Path:
+                     progress: Callable[[int, int], None] | None = None,
+                     budget_seconds: float | None = None) -> Path:
     """Train (or resume) the classifier; returns the path of ``best.pt``. Writes ``log.jsonl``.
 
-    ``progress(done, total)`` is called after every step (for a progress bar with time left)."""
+    ``progress(done, total)`` is called after every step (for a progress bar with time left).
+    With ``budget_seconds`` (a fine-tune; one epoch) the number of steps is not fixed beforehand:
+    the step rate is measured in the run itself, after the first steps (which pay the start-up),
+    and the learning-rate schedule is stretched to end when the budget does (:class:`BudgetSchedule`)."""
     import torch
     from torch import nn
 
@@ -401,9 +405,16 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
         raise ValueError("no classifier training crops: build the data set first")
     steps = recipe.steps_per_epoch or max(1, n_train // recipe.batch)
     optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=recipe.weight_decay)
+    budget: BudgetSchedule | None = None
+    if budget_seconds is not None:
+        recipe.epochs, resuming = 1, False
+        budget = BudgetSchedule(budget_seconds)
+        steps = budget.total
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, budget.factor)
+    else:
+        scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=recipe.lr,
+                                                        total_steps=steps * recipe.epochs, pct_start=0.1)
     total = steps * recipe.epochs
-    scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=recipe.lr, total_steps=total,
-                                                    pct_start=0.1)
     start_epoch, best_acc = 0, -1.0
     if resuming:
         model.load_state_dict(state["model"])
@@ -429,7 +440,9 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
     for epoch in range(start_epoch, recipe.epochs):
         model.train()
         began, seen, correct, loss_sum = time.time(), 0, 0, 0.0
-        for _ in range(steps):
+        step = 0
+        while step < (budget.total if budget is not None else steps):
+            step += 1
             picks = rng.choice(n_train, recipe.batch, p=weights)
             batch = np.empty((recipe.batch, recipe.size, recipe.size, 3), np.uint8)
             for j, i in enumerate(picks):
@@ -457,6 +470,9 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
             loss = criterion(out, y)
             loss.backward()
             optimizer.step()
+            if budget is not None:
+                budget.observe(step, time.monotonic())
+                total = budget.total
             scheduler.step()
             seen += len(picks)
             if progress is not None:
@@ -465,7 +481,9 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
             loss_sum += float(loss.detach()) * len(picks)
         acc = evaluate_classifier(model, data.val, data.val_labels, device=device)
         record = {"epoch": epoch, "train_loss": loss_sum / seen, "train_top1": correct / seen,
-                  "val_top1": acc, "seconds": round(time.time() - began, 1)}
+                  "val_top1": acc, "seconds": round(time.time() - began, 1), "steps": step}
+        if budget is not None and budget.seconds_per_step is not None:
+            record["seconds_per_step"] = round(budget.seconds_per_step, 4)
         with (out_dir / "log.jsonl").open("a") as handle:
             handle.write(json.dumps(record) + "\n")
         log(f"classifier epoch {epoch + 1}/{recipe.epochs}: loss {record['train_loss']:.3f} "
@@ -479,6 +497,50 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
             torch.save({"model": model.state_dict(), "epoch": epoch, "val_top1": acc,
                         "recipe": recipe.__dict__, "classes": list(CLASSIFIER_CLASSES)}, out_dir / "best.pt")
     return out_dir / "best.pt"
+
+
+class BudgetSchedule:
+    """A learning-rate schedule that fits itself to a time budget measured in the run.
+
+    The rate rises linearly over the first tenth of the steps and falls on a cosine to zero. How many
+    steps the budget holds is guessed from the steps timed so far, skipping the first
+    :data:`UNTIMED_STEPS` (they pay for the first allocations and the threads starting), and guessed
+    again every step, so a machine that slows down mid-run shortens the schedule instead of overrunning.
+    """
+
+    UNTIMED_STEPS = 3
+    FIRST_GUESS = 10_000
+    """Steps assumed until the first timing (the rate stays in its warm-up meanwhile)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = float(seconds)
+        self.total = self.FIRST_GUESS
+        self.seconds_per_step: float | None = None
+        self._began: float | None = None
+        self._timed_from: tuple[int, float] | None = None
+
+    def observe(self, steps_done: int, now: float) -> None:
+        if self._began is None:
+            self._began = now
+        if steps_done == self.UNTIMED_STEPS:
+            self._timed_from = (steps_done, now)
+        if self._timed_from is None or steps_done <= self._timed_from[0]:
+            if now - self._began >= self.seconds:  # the untimed steps alone used the budget
+                self.total = steps_done
+            return
+        first_step, first_time = self._timed_from
+        self.seconds_per_step = (now - first_time) / (steps_done - first_step)
+        left = self.seconds - (now - self._began)
+        self.total = max(steps_done, steps_done + int(left / max(self.seconds_per_step, 1e-6)))
+
+    def factor(self, step: int) -> float:
+        """The share of the top learning rate at ``step``."""
+        total = max(self.total, 1)
+        warm = max(1, total // 10)
+        if step < warm:
+            return 0.04 + 0.96 * step / warm
+        progress = min(1.0, (step - warm) / max(1, total - warm))
+        return 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
 def evaluate_classifier(model: Any, crops: np.ndarray, labels: np.ndarray, *, device: Any = "cpu",

@@ -108,11 +108,15 @@ def train_detector(data_yaml: Path, project: Path, name: str, recipe: DetectorRe
 
 
 def export_detector(weights: Path, onnx_path: Path, *, imgsz: int = 320) -> Path:
-    """ONNX with dynamic input size (the reader picks the size per camera), simplified."""
+    """ONNX with dynamic input size (the reader picks the size per camera), simplified when
+    ``onnxslim`` is installed (the same graph either way; ultralytics cannot fetch it offline)."""
+    import importlib.util
+
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
-    exported = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17,
+    simplify = importlib.util.find_spec("onnxslim") is not None
+    exported = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=simplify, opset=17,
                                  device="cpu"))
     onnx_path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exported, onnx_path)
