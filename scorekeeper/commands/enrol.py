@@ -3,9 +3,9 @@
 Two halves. First the deck's 40 faces are collected (camera, video, photos, a folder that
 already is a face pack, or an SVG card deck) and saved as a face pack under the user's data folder
 (:mod:`scorekeeper.enrol`). Then the card reader is adapted to it (:mod:`scorekeeper.training.adapt`):
-scenes of the deck, a fine-tune of the active model's classifier within ``--minutes``, and a
-comparison on held-back scenes; the adapted model becomes the default only if it reads the deck
-better. ``--background`` leaves the adapting to a detached, lower-priority process
+scenes of the deck, a fine-tune of the active model's classifier (and of its detector where it
+misses the deck's indices) within ``--minutes``, thresholds chosen for the deck, and a comparison
+on held-back scenes; the adapted model becomes the default only if it reads the deck better. ``--background`` leaves the adapting to a detached, lower-priority process
 (``scorekeeper models`` shows its progress).
 """
 
@@ -37,7 +37,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--model", default=None, metavar="PATH_OR_NAME",
                         help="model to read the faces with and to adapt (default: the active one)")
     parser.add_argument("--minutes", type=float, default=8.0,
-                        help="fine-tuning time budget on this machine (default 8)")
+                        help="training time budget on this machine, both stages (default 8)")
+    parser.add_argument("--detector", default="auto", choices=["auto", "on", "off"],
+                        help="fine-tune the index detector too: auto (where it misses the deck's "
+                             "indices), on, off")
     parser.add_argument("--scenes", type=int, default=400, help="training scenes of the deck (400)")
     parser.add_argument("--heldback", type=int, default=100,
                         help="held-back scenes of the deck to compare the models on (100)")
@@ -110,7 +113,7 @@ def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
     from scorekeeper.training.jobs import write_progress
 
     plan = AdaptPlan(deck=pack, name=name, base=base, scenes=args.scenes, heldback=args.heldback,
-                     minutes=args.minutes)
+                     minutes=args.minutes, detector=args.detector)
     bar = tqdm(total=100, unit="%", desc="enrol", file=sys.stderr, disable=not sys.stderr.isatty(),
                bar_format="{desc}: {bar} {n:.0f}% {postfix}")
     state = {"stage": ""}
@@ -133,9 +136,10 @@ def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         bar.close()
     if not args.json:
         print(result.line())
-    return _report(args, {"deck": str(pack), "adapted": True, "model": str(result.model),
+    return _report(args, {"deck": str(pack), "adapted": True,
+                          "model": str(result.model) if result.model is not None else None,
                           "before": result.before, "after": result.after, "active": result.better,
-                          "minutes": result.minutes})
+                          "chosen": result.chosen, "minutes": result.minutes})
 
 
 def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
@@ -147,7 +151,7 @@ def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
     log = work / "enrol.log"
     command = [sys.executable, "-m", "scorekeeper", "enrol", "--source", str(pack), "--name", name,
                "--model", str(base), "--minutes", str(args.minutes), "--scenes", str(args.scenes),
-               "--heldback", str(args.heldback), "--accept-guesses", "--json"]
+               "--heldback", str(args.heldback), "--detector", args.detector, "--accept-guesses", "--json"]
     with log.open("w") as handle:
         # A lower priority keeps a running `scorekeeper run` responsive while the deck is learnt.
         child = subprocess.Popen(["nice", "-n", "10", *command], stdin=subprocess.DEVNULL, stdout=handle,

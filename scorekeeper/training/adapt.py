@@ -200,13 +200,14 @@ def labelled_set(folder: Path) -> list[Any]:
             for image in evaluate.labelled_images(folder, split)]
 
 
-def deck_face_crops(deck: Path, *, per_index: int, seed: int) -> tuple[Any, Any]:
+def deck_face_crops(deck: Path, *, per_index: int, seed: int) -> tuple[Any, Any] | None:
     from scorekeeper.synth.faces import FacePack
     from scorekeeper.training.face_crops import training_face_crops
 
+    pack: Any = FacePack.load(deck)
     # Procedural decks keep 8/9/10/joker (not_a_card) and other fonts in view: no forgetting them.
-    return training_face_crops([FacePack.load(deck)], per_index=per_index, procedural=8,
-                               procedural_per_index=2, seed=seed)
+    return training_face_crops([pack], per_index=per_index, procedural=8, procedural_per_index=2,
+                               seed=seed)
 
 
 def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print) -> AdaptResult:
@@ -319,7 +320,10 @@ def _learned_from(job: AdaptJob) -> dict[str, Any]:
     out = dict(base) if isinstance(base, dict) else {}
     if job.learned_from.get("deck"):
         out["deck"] = job.learned_from["deck"]
-    out["deals"] = int(out.get("deals", 0)) + int(job.learned_from.get("deals", 0))
+    # Deals are counted once however many learning rounds saw them.
+    ids = set(out.get("deal_ids", [])) | set(job.learned_from.get("deal_ids", []))
+    out["deal_ids"] = sorted(ids)
+    out["deals"] = len(ids)
     return out
 
 

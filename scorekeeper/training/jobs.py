@@ -1,4 +1,4 @@
-"""Progress of an enrolment running in the background, in a file anyone can read.
+"""Progress of an enrolment (or of learning from play) running in the background, in a file anyone can read.
 
 The adapting process writes ``<user data>/work/<name>/progress.json`` as it goes; ``scorekeeper
 models`` (and a terminal left open) read it. A job whose process has gone without finishing is
@@ -23,11 +23,12 @@ def progress_path(name: str) -> Path:
 
 
 def write_progress(name: str, stage: str, fraction: float, seconds_left: float | None, *,
-                   pid: int | None = None) -> None:
-    """Record where the enrolment ``name`` stands; ``pid`` is the process doing it (default: this one)."""
+                   pid: int | None = None, kind: str = "enrolling") -> None:
+    """Record where the enrolment (or learning, ``kind``) ``name`` stands; ``pid`` is the process
+    doing it (default: this one)."""
     path = progress_path(name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    record = {"name": name, "stage": stage, "fraction": round(float(fraction), 4),
+    record = {"name": name, "kind": kind, "stage": stage, "fraction": round(float(fraction), 4),
               "seconds_left": None if seconds_left is None else round(float(seconds_left), 1),
               "pid": os.getpid() if pid is None else pid, "updated": time.time()}
     partial = path.with_suffix(".tmp")
