@@ -30,6 +30,8 @@ def register(subparsers: Any) -> None:
     add_rules_option(parser, what="the rules a new match starts with (default: tournament rules)")
     add_seat_options(parser)
     parser.add_argument("--geometry", metavar="FILE", help="table geometry JSON: play area and seat sides")
+    parser.add_argument("--no-keep-deals", action="store_true",
+                        help="do not keep the finished deals' card tiles for `scorekeeper learn`")
     parser.set_defaults(handler=run)
 
 
@@ -89,8 +91,37 @@ def run(args: argparse.Namespace) -> int:
         confirm_next_match=args.confirm_next_match,
         warn=lambda line: print(line, file=sys.stderr),
     )
+    if not args.no_keep_deals:
+        session.play_keeper = play_keeper(args.model, session.table_id)
     # A file ends, but the table may still read or correct the score on the page.
-    return serve_session(session, args, hold_page=not SourceSpec(args.source).is_live)
+    status = serve_session(session, args, hold_page=not SourceSpec(args.source).is_live)
+    if session.play_keeper is not None:
+        hint = learning_hint(session.play_keeper)
+        if hint:
+            print(hint, file=sys.stderr)
+    return status
+
+
+def play_keeper(model: str | None, table_id: str) -> Any:
+    """The listener that keeps this session's accepted deals for learning, for the model's deck."""
+    from scorekeeper.learning.recording import PlayKeeper
+    from scorekeeper.training.adapt import deck_name
+    from scorekeeper.vision.registry import find_model
+
+    return PlayKeeper(deck=deck_name(find_model(model)), table_id=table_id,
+                      log=lambda line: print(line, file=sys.stderr))
+
+
+def learning_hint(keeper: Any) -> str:
+    """One line at the end of a session: how many deals are kept, and how to learn or forget."""
+    from scorekeeper.learning.learn import kept_summary
+
+    kept = kept_summary(keeper.deck)
+    if not kept["deals"]:
+        return ""
+    return (f"{kept['deals']} deals of deck {keeper.deck} kept for learning ({keeper.kept} this "
+            f"session, {kept['megabytes']} MB, card tiles only): `scorekeeper learn --background` "
+            "teaches the reader from them, `scorekeeper learn --forget` deletes them")
 
 
 def reader_factory(model: str | None) -> Any:

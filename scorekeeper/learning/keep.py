@@ -110,8 +110,11 @@ def keep_deal(deck: str, tiles: Sequence[Tile], *, table: str, plays: Sequence[s
     return final
 
 
-def hold_cap(deck: str, *, max_deals: int = MAX_DEALS, max_megabytes: float = MAX_MEGABYTES) -> list[Path]:
-    """Drop the oldest deals until the deck is within both caps; returns what was dropped."""
+def hold_cap(deck: str, *, max_deals: int | None = None, max_megabytes: float | None = None) -> list[Path]:
+    """Drop the oldest deals until the deck is within both caps (default :data:`MAX_DEALS`,
+    :data:`MAX_MEGABYTES`); returns what was dropped."""
+    max_deals = MAX_DEALS if max_deals is None else max_deals
+    max_megabytes = MAX_MEGABYTES if max_megabytes is None else max_megabytes
     deals = kept_deals(deck)
     sizes = [deal.size_bytes for deal in deals]
     dropped = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec
 from scorekeeper.pipeline.loop import EventListener, FrameReader, LoopStats, run_loop
@@ -19,8 +20,12 @@ from scorekeeper.pipeline.status import LiveStatus
 from scorekeeper.rules import Deal, Rules, parse_record
 from scorekeeper.store import RulesChanged, Store
 from scorekeeper.tracking import TableGeometry, Tracker
+from scorekeeper.tracking.events import Event
 from scorekeeper.tracking.geometry import seated
 from scorekeeper.tracking.tracker import check_camera_rules
+
+if TYPE_CHECKING:
+    from scorekeeper.learning.recording import PlayKeeper
 
 ReaderFactory = Callable[[], FrameReader]
 
@@ -46,6 +51,8 @@ class TableSession:
     status: LiveStatus = field(default_factory=LiveStatus)
     capture: ResilientCapture | None = None
     recorder: StoreRecorder | None = None
+    play_keeper: PlayKeeper | None = None
+    """Keeps the accepted deals for learning (:mod:`scorekeeper.learning`); None keeps nothing."""
 
     def open_store(self) -> Store:
         store = Store.open(self.database)
@@ -71,9 +78,18 @@ class TableSession:
         self.recorder = StoreRecorder(
             store, self.table_id, warn=self.warn, confirm_next_match=self.confirm_next_match
         )
-        stats = run_loop(
-            self.capture, reader, tracker, self.recorder, realtime=self.realtime, on_event=self.on_event
-        )
+        on_event = self.on_event
+        keeper = self.play_keeper
+        if keeper is not None:
+            reader = keeper.watch(reader, store=store, geometry=geometry, fps=self.capture.fps())
+            on_event = _both(self.on_event, keeper.on_event)
+        try:
+            stats = run_loop(
+                self.capture, reader, tracker, self.recorder, realtime=self.realtime, on_event=on_event
+            )
+        finally:
+            if keeper is not None:
+                keeper.close()
         if self.recorder.held:
             self.warn(f"{len(self.recorder.held)} events of the deal after the won match were not stored: "
                       "the source ended before \"Nova partida\"")
@@ -100,3 +116,14 @@ class TableSession:
     def stop(self) -> None:
         if self.capture is not None:
             self.capture.stop()
+
+
+def _both(first: EventListener | None, second: EventListener) -> EventListener:
+    if first is None:
+        return second
+
+    def both(event: Event, stored_at: float) -> None:
+        first(event, stored_at)
+        second(event, stored_at)
+
+    return both
