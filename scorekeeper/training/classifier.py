@@ -441,6 +441,8 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
         model.train()
         began, seen, correct, loss_sum = time.time(), 0, 0, 0.0
         step = 0
+        if budget is not None:
+            budget.start(time.monotonic())
         while step < (budget.total if budget is not None else steps):
             step += 1
             picks = rng.choice(n_train, recipe.batch, p=weights)
@@ -518,6 +520,10 @@ class BudgetSchedule:
         self.seconds_per_step: float | None = None
         self._began: float | None = None
         self._timed_from: tuple[int, float] | None = None
+
+    def start(self, now: float) -> None:
+        """The budget runs from here (the first step, which pays the start-up, included)."""
+        self._began = now
 
     def observe(self, steps_done: int, now: float) -> None:
         if self._began is None:
