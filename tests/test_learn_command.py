@@ -21,7 +21,12 @@ from scorekeeper.paths import user_data_dir, user_models_dir
 from scorekeeper.rules.cards import DECK, Card
 from scorekeeper.rules.random_deal import random_legal_deal
 from scorekeeper.training.classifier import BudgetSchedule
-from scorekeeper.vision.registry import DEFAULT_MODEL, active_model_name, find_model, installed_models
+from scorekeeper.vision.registry import (
+    DEFAULT_MODEL,
+    active_model_name,
+    find_model,
+    installed_models,
+)
 
 PLAYS = [c.notation for c in random_legal_deal(random.Random(2))[1]]
 

@@ -17,7 +17,7 @@ from scorekeeper.learning.tiles import MASK_GREY, Tile
 from scorekeeper.rules.cards import Card
 from scorekeeper.rules.random_deal import random_legal_deal
 from scorekeeper.tracking.events import CardPlayed, DealStarted, TrickGathered
-from scorekeeper.vision.reader import NOT_A_CARD, CLASSIFIER_CLASSES
+from scorekeeper.vision.reader import CLASSIFIER_CLASSES, NOT_A_CARD
 
 NOT_A_CARD_ID = CLASSIFIER_CLASSES.index(NOT_A_CARD)
 SPOTS = [(300.0, 200.0), (420.0, 200.0), (300.0, 320.0), (420.0, 320.0)]
@@ -105,6 +105,7 @@ def test_a_tile_is_the_card_region_only_and_masks_what_the_record_did_not_name()
     frames[-1].sightings.append(IndexSighting(box=stray, label=7, prob=0.6))
     image = np.full((480, 720, 3), 30, np.uint8)
     ok, encoded = cv2.imencode(".png", image)
+    assert ok
     noted = [_Noted(f, encoded.tobytes(), (0, 0), (720, 480)) for f in frames]
     tiles, _ = label_deal(noted, events, plays)  # type: ignore[arg-type]
     last = tiles[-1]
