@@ -2,14 +2,15 @@
 
 The record the table accepted (the tracker's reads with every correction made on the page) says
 which four cards each vaza held. The tracker said, for each play, which card it read and from which
-frame it lay still (``card_played`` / ``play_corrected``). The spot where that read lay, until its
-vaza was gathered, is the card's spot; every index sighted there in that time is that card, whatever
-the classifier called it then. So:
+frame it lay still (``card_played`` / ``play_corrected``). Where that read's corner indices lay,
+until its vaza was gathered, is the card's spot; every index sighted at one of those corners in
+that time is that card, whatever the classifier called it then (a corner is a place, not the
+card's whole box, which covers the cards under it too). So:
 
 - a play whose read is in its vaza's record names its spot by that card;
 - a play the table corrected (its read is not in the vaza's record) names its spot by the one card
   of the vaza no other spot claims; when more than one is left, the spots stay unnamed;
-- a sighting inside two spots at once, or inside none, is not named (the tile masks it out).
+- a sighting at two spots' corners at once, or at none, is not named (the tile masks it out).
 
 Nothing here reads images or clocks: sightings, events and the record in, names out.
 """
@@ -24,9 +25,6 @@ from scorekeeper.tracking.events import CardPlayed, Event, PlayCorrected, TrickG
 from scorekeeper.vision.boxes import Box, center
 
 CARDS_PER_TRICK = 4
-SPOT_GROWTH = 0.25
-"""How much a spot is grown on each side (a share of its longer side): a card lying still is boxed
-a few pixels differently from frame to frame."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,18 +49,38 @@ class SampledFrame:
 
 @dataclass(frozen=True, slots=True)
 class Spot:
-    """Where one play of the deal lay, from when it was played until its vaza was gathered."""
+    """Where one play of the deal lay, from when it was played until its vaza was gathered: the
+    places of its corner indices (one or two), each a median box over the frames."""
 
     card: Card
     """The card the final record says it was."""
     read_as: Card
-    box: Box
+    corners: tuple[Box, ...]
     first_frame: int
     last_frame: int
 
     @property
     def corrected(self) -> bool:
         return self.card != self.read_as
+
+    def holds(self, point: tuple[float, float]) -> bool:
+        """Whether an index centred at ``point`` is one of this card's corners."""
+        x, y = point
+        for x1, y1, x2, y2 in self.corners:
+            reach = CORNER_REACH * max(x2 - x1, y2 - y1)
+            cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+            if abs(x - cx) <= reach and abs(y - cy) <= reach:
+                return True
+        return False
+
+
+CORNER_REACH = 0.6
+"""An index belongs to a corner when its centre lies within this many index heights of it: a card
+lying still is boxed a few pixels differently from frame to frame, and its neighbour's index is
+at least an index away."""
+MIN_CORNER_SHARE = 0.25
+"""A corner place must be read as the card in at least this share of the frames the card was read
+in (and twice): a one-frame misread elsewhere makes no corner."""
 
 
 def spots_of_deal(frames: Sequence[SampledFrame], events: Iterable[Event],
@@ -84,29 +102,53 @@ def spots_of_deal(frames: Sequence[SampledFrame], events: Iterable[Event],
             continue
         later = [first for t, cards in claims.items() if t > trick for first in cards.values()]
         end = gathered.get(trick, min(later, default=last_frame + 1) - 1)
-        located = {card: _spot_box(frames, card, first, end) for card, first in read.items()}
-        located = {card: box for card, box in located.items() if box is not None}
+        located = {card: corner_places(frames, card, first, end) for card, first in read.items()}
+        located = {card: places for card, places in located.items() if places}
         named = {card: card for card in located if card in truth}
         unnamed = [card for card in located if card not in truth]
         free = truth - set(named.values())
         if len(unnamed) == 1 and len(free) == 1:
             named[unnamed[0]] = next(iter(free))
         for read_as, card in named.items():
-            box = located[read_as]
-            assert box is not None
-            spots.append(Spot(card=card, read_as=read_as, box=box, first_frame=read[read_as],
-                              last_frame=end))
+            spots.append(Spot(card=card, read_as=read_as, corners=located[read_as],
+                              first_frame=read[read_as], last_frame=end))
     return spots
 
 
-def _spot_box(frames: Sequence[SampledFrame], card: Card, first: int, last: int) -> Box | None:
-    """The median box ``card`` was read at between two frames, grown by :data:`SPOT_GROWTH`."""
-    boxes = [f.cards[card] for f in frames if first <= f.frame <= last and card in f.cards]
-    if not boxes:
-        return None
-    median = [sorted(b[i] for b in boxes)[len(boxes) // 2] for i in range(4)]
-    grow = SPOT_GROWTH * max(median[2] - median[0], median[3] - median[1])
-    return (median[0] - grow, median[1] - grow, median[2] + grow, median[3] + grow)
+def corner_places(frames: Sequence[SampledFrame], card: Card, first: int, last: int) -> tuple[Box, ...]:
+    """Where ``card``'s corner indices lay between two frames: the indices read as it inside its
+    detection, grouped by place, each place's median box (see :data:`MIN_CORNER_SHARE`)."""
+    groups: list[list[Box]] = []
+    seen_in = 0
+    for frame in frames:
+        if not first <= frame.frame <= last or card not in frame.cards:
+            continue
+        seen_in += 1
+        x1, y1, x2, y2 = frame.cards[card]
+        for sighting in frame.sightings:
+            if sighting.label != card.index:
+                continue
+            cx, cy = center(sighting.box)
+            if not (x1 <= cx <= x2 and y1 <= cy <= y2):
+                continue
+            home = next((g for g in groups if _near(g[0], sighting.box)), None)
+            if home is None:
+                groups.append([sighting.box])
+            else:
+                home.append(sighting.box)
+    needed = max(2, MIN_CORNER_SHARE * seen_in)
+    return tuple(_median(g) for g in groups if len(g) >= needed)
+
+
+def _near(a: Box, b: Box) -> bool:
+    reach = CORNER_REACH * max(a[2] - a[0], a[3] - a[1])
+    (ax, ay), (bx, by) = center(a), center(b)
+    return abs(ax - bx) <= reach and abs(ay - by) <= reach
+
+
+def _median(boxes: list[Box]) -> Box:
+    values = [sorted(b[i] for b in boxes)[len(boxes) // 2] for i in range(4)]
+    return (values[0], values[1], values[2], values[3])
 
 
 def name_sightings(frame: SampledFrame, spots: Sequence[Spot]) -> list[Card | None]:
@@ -114,8 +156,7 @@ def name_sightings(frame: SampledFrame, spots: Sequence[Spot]) -> list[Card | No
     live = [spot for spot in spots if spot.first_frame <= frame.frame <= spot.last_frame]
     names: list[Card | None] = []
     for sighting in frame.sightings:
-        x, y = center(sighting.box)
-        inside = {spot.card for spot in live
-                  if spot.box[0] <= x <= spot.box[2] and spot.box[1] <= y <= spot.box[3]}
+        point = center(sighting.box)
+        inside = {spot.card for spot in live if spot.holds(point)}
         names.append(next(iter(inside)) if len(inside) == 1 else None)
     return names
