@@ -1,5 +1,6 @@
 """``scorekeeper enrol`` end to end: a face-pack folder saved as a deck, the missing train extra,
-and (with torch) a short adaptation that installs a model and only makes it the default if better."""
+and (with torch) a short adaptation of both stages that installs a model and only makes it the
+default if better (the one real fine-tune of the suite)."""
 
 from __future__ import annotations
 
@@ -65,13 +66,19 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
     pytest.importorskip("ultralytics")
     source = _face_pack(tmp_path / "deck", seed=8)
     assert main(["enrol", "--source", str(source), "--name", "cafe", "--scenes", "12", "--heldback", "10",
-                 "--minutes", "0.05", "--json"]) == 0
+                 "--minutes", "0.1", "--detector", "on", "--json"]) == 0
     outcome = json.loads(capsys.readouterr().out)
     model = user_models_dir() / "cafe"
     assert outcome["model"] == str(model) and (model / "index-classifier.onnx").is_file()
     record = json.loads((model / "enrol.json").read_text())
-    for figures in (record["before"], record["after"]):
-        assert 0.0 <= figures["card_precision"] <= 1.0 and figures["images"] == 10
+    # Thresholds chosen on one half of the held-back scenes, every model judged on the other half.
+    assert record["calibration_images"] == 5 and record["judged_images"] == 5
+    for figures in (record["before"], record["after"], *record["candidates"].values()):
+        assert 0.0 <= figures["card_precision"] <= 1.0 and figures["images"] == 5
+    # Both stages were fine-tuned within the budget, the classifier's steps fitted to it in the run.
+    assert set(record["candidates"]) == {"thresholds", "classifier", "classifier+detector"}
+    assert record["detector"]["fine_tuned"] and record["steps"]["classifier"]["steps"] >= 1
+    assert record["learned_from"] == {"deck": "cafe", "deal_ids": [], "deals": 0}
     assert [m.name for m in installed_models()] == [DEFAULT_MODEL, "cafe"]
     # Made the default exactly when it measured better; the shipped model stays either way.
     assert (active_model_name() == "cafe") == outcome["active"]

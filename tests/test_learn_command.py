@@ -231,17 +231,14 @@ def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(s
     assert attempt["candidates"]["classifier"]["card_recall"] < 0.5
 
 
-@pytest.mark.slow
-def test_a_short_real_learning_run_records_its_figures_and_is_default_only_if_better(scenes: Path) -> None:
-    pytest.importorskip("ultralytics")
-    from scorekeeper.learning.learn import LearnPlan, learn
+def test_the_end_of_a_session_offers_learning_in_one_line() -> None:
+    from scorekeeper.commands.run import learning_hint, play_keeper
 
-    _keep_scenes(scenes)
-    result = learn(LearnPlan(base=find_model(DEFAULT_MODEL), minutes=0.05, detector="off"),
-                   log=lambda line: None)
-    assert result.minutes["train"] < 1.0
-    if result.model is not None:
-        record = json.loads((result.model / "enrol.json").read_text())
-        assert record["learned_from"]["deals"] == 4 and record["judged_on"] == "1 held-out deal of play"
-        assert record["steps"]["classifier"]["steps"] >= 1
-    assert (active_model_name() == "sueca-reader-play") == result.better
+    keeper = play_keeper(None, "mesa")
+    assert keeper.deck == DEFAULT_MODEL and learning_hint(keeper) == ""  # nothing kept: nothing said
+    _tiny_deal(DEFAULT_MODEL, "20261201T100000")
+    _tiny_deal(DEFAULT_MODEL, "20261201T110000")
+    keeper.kept = 1
+    hint = learning_hint(keeper)
+    assert "\n" not in hint and hint.startswith("2 deals of deck sueca-reader kept for learning (1 this session")
+    assert "`scorekeeper learn --background`" in hint and "`scorekeeper learn --forget`" in hint
