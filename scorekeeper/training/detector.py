@@ -111,13 +111,18 @@ def export_detector(weights: Path, onnx_path: Path, *, imgsz: int = 320) -> Path
     """ONNX with dynamic input size (the reader picks the size per camera), simplified when
     ``onnxslim`` is installed (the same graph either way; ultralytics cannot fetch it offline)."""
     import importlib.util
+    import warnings
 
     from ultralytics import YOLO
 
     model = YOLO(str(weights))
     simplify = importlib.util.find_spec("onnxslim") is not None
-    exported = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=simplify, opset=17,
-                                 device="cpu"))
+    with warnings.catch_warnings():
+        # ultralytics picks torch's TorchScript exporter; its deprecation notice is about that
+        # choice, not about anything a user can fix (as in export_classifier).
+        warnings.simplefilter("ignore", DeprecationWarning)
+        exported = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=simplify,
+                                     opset=17, device="cpu"))
     onnx_path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exported, onnx_path)
     return onnx_path
