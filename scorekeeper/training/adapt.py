@@ -426,6 +426,7 @@ def finetune_detector(job: AdaptJob, teaching: TeachingSet, seconds: float, log:
     from scorekeeper.training.detector import DetectorRecipe, prepare_ultralytics, train_detector
 
     prepare_ultralytics(job.work / "ultralytics")
+    log_to_stderr()
     config = _read_json(job.base / "reader.json")
     data_yaml = job.work / "detector-data.yaml"
     folders = [str(folder.resolve() / "images" / "train") for folder in teaching.train]
@@ -446,6 +447,17 @@ def finetune_detector(job: AdaptJob, teaching: TeachingSet, seconds: float, log:
                          init=job.base / "checkpoints" / "index-detector.pt")
     best = run / "weights" / "best.pt"
     return best if best.is_file() else run / "weights" / "last.pt"
+
+
+def log_to_stderr() -> None:
+    """ultralytics logs to stdout; ``enrol --json`` and ``learn --json`` print their outcome there."""
+    import logging
+
+    from ultralytics.utils import LOGGER
+
+    for handler in LOGGER.handlers:
+        if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+            handler.setStream(sys.stderr)
 
 
 def stage_candidates(job: AdaptJob, trained: Trained, calibrate: list[Any],
@@ -500,6 +512,7 @@ def _install_classifier(checkpoint: Path, staging: Path, config: dict[str, Any])
 def _install_detector(weights: Path, staging: Path, config: dict[str, Any]) -> None:
     from scorekeeper.training.detector import export_detector, strip_checkpoint
 
+    log_to_stderr()
     export_detector(weights, staging / config["detector"]["file"],
                     imgsz=int(config["detector"].get("train_imgsz", 320)))
     strip_checkpoint(weights, staging / "checkpoints" / "index-detector.pt")
