@@ -117,6 +117,28 @@ def label_quality(deal: Any, truth: list[list[Any]]) -> dict[str, int]:
             "on_no_true_index": stray}
 
 
+def learned_model(base: str, *, pack: Path, seeds: range, fps: float, camera: str, minutes: float,
+                  detector: str = "auto", log: Any = print) -> tuple[str, float, str]:
+    """Keep the play deals of ``seeds`` read with ``base`` (those not kept yet), learn from them;
+    the model to measure (the learned one, or ``base`` when it was not better), minutes, a note."""
+    from scorekeeper.learning.keep import kept_deals
+    from scorekeeper.learning.learn import LearnPlan, learn
+    from scorekeeper.training.adapt import deck_name
+
+    deck = deck_name(Path(base))
+    done = {d.record.get("table") for d in kept_deals(deck)}
+    for seed in seeds:
+        if f"play{seed}" in done:
+            continue
+        log(json.dumps(keep_deal_of_play(seed, pack=pack, model=base, deck=deck, fps=fps, camera=camera)))
+    result = learn(LearnPlan(base=Path(base), minutes=minutes, detector=detector), log=lambda line: None)
+    log(result.line())
+    model = str(result.model) if result.model is not None and result.better else base
+    note = (f"learned from {len(kept_deals(deck))} kept deals; "
+            + ("made active" if result.better else "not better on the held-out kept deals: base kept"))
+    return model, float(result.minutes.get("total", 0.0)), note
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pack", type=Path, required=True, help="the deck's face pack folder")
