@@ -181,7 +181,13 @@ class PlayKeeper:
         if any(doubt.deal == deal.deal_in_match for doubt in match.doubts.values()):
             self.log(f"deal {deal.number}: a doubt is still open; not kept for learning")
             return None
-        return plays, str(record.get("turned", ""))
+        turned = [e.turned for e in deal.events if isinstance(e, (game.DealStarted, game.DealCorrected))]
+        recorded_turned = str(record.get("trump", record.get("turned", "")))  # the turned card
+        if not turned or recorded_turned != turned[-1].notation:
+            # Not the deal the tracker saw (its events were held for "Nova partida", say): naming
+            # crops by another deal's record would teach the reader wrong names.
+            return None
+        return plays, recorded_turned
 
 
 def label_deal(noted: list[_Noted], events: list[game.Event],
