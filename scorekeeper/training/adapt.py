@@ -29,6 +29,7 @@ minutes taken).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import subprocess
@@ -443,8 +444,9 @@ def finetune_detector(job: AdaptJob, teaching: TeachingSet, seconds: float, log:
     if project.exists():
         shutil.rmtree(project)
     log(f"detector: fine-tuning for {seconds / 60:.1f} min")
-    run = train_detector(data_yaml, project, "finetune", recipe,
-                         init=job.base / "checkpoints" / "index-detector.pt")
+    with contextlib.redirect_stdout(sys.stderr):  # its progress bars too
+        run = train_detector(data_yaml, project, "finetune", recipe,
+                             init=job.base / "checkpoints" / "index-detector.pt")
     best = run / "weights" / "best.pt"
     return best if best.is_file() else run / "weights" / "last.pt"
 
@@ -513,9 +515,10 @@ def _install_detector(weights: Path, staging: Path, config: dict[str, Any]) -> N
     from scorekeeper.training.detector import export_detector, strip_checkpoint
 
     log_to_stderr()
-    export_detector(weights, staging / config["detector"]["file"],
-                    imgsz=int(config["detector"].get("train_imgsz", 320)))
-    strip_checkpoint(weights, staging / "checkpoints" / "index-detector.pt")
+    with contextlib.redirect_stdout(sys.stderr):
+        export_detector(weights, staging / config["detector"]["file"],
+                        imgsz=int(config["detector"].get("train_imgsz", 320)))
+        strip_checkpoint(weights, staging / "checkpoints" / "index-detector.pt")
 
 
 def deck_name(model: Path) -> str:
