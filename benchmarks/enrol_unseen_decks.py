@@ -17,10 +17,12 @@ Steps (``--step``, one or more, comma-separated), each measured the same way on 
 - ``enrolled``: ``scorekeeper enrol --source <the deck's pack> --name <deck>-enrolled --minutes M``
   in the benchmark's own data folder (``--work``, never the user's), then its model; a model already
   there is measured again without retraining unless ``--retrain``;
-- ``learned``: PENDING. It is to render ``PLAY_DEALS`` deals of play with the deck (seeds from
-  ``PLAY_FIRST``), run them through ``scorekeeper run`` with the enrolled model so the
-  learning-from-play keeper keeps their crops, run ``scorekeeper learn`` and measure its model. The
-  ``learn`` command is not in this version yet, so the step says so and measures nothing.
+- ``learned``: ``--play-deals`` deals of play with the deck (seeds from ``PLAY_FIRST``) are read
+  with the enrolled model through the play keeper beside the tracker, as ``scorekeeper run`` does,
+  the table accepting each with the true record (every misread corrected on the page); then
+  ``scorekeeper learn`` (``--minutes``) and its model, or the enrolled one when the learned model
+  was not better on the held-out kept deals (``benchmarks/learn_from_play.py``). Needs the
+  ``enrolled`` step's model.
 
 Seeds: held-out deals from ``HELD_OUT_FIRST`` (19000), play deals from ``PLAY_FIRST`` (19500);
 enrolment trains on still scenes of its own seeds, not on deal videos. Every other benchmark's
@@ -273,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the benchmark's data folder: packs, enrolled models (never the user's)")
     parser.add_argument("--carddecks", type=Path, default=CARDDECKS, help=f"default {CARDDECKS}")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
+    parser.add_argument("--play-deals", type=int, default=PLAY_DEALS,
+                        help=f"deals of play kept for the learned step (default {PLAY_DEALS})")
     parser.add_argument("--json", action="store_true", help="also print the rows as JSON")
     args = parser.parse_args(argv)
 
@@ -296,8 +300,13 @@ def main(argv: list[str] | None = None) -> int:
                 model, minutes, note = enrolled_model(deck, pack, minutes=args.minutes, retrain=args.retrain)
                 rows.append(measure(deck, step, model=model, minutes=minutes, note=note, **common))
             else:
-                print(f"{deck}: step learned is pending: `scorekeeper learn` is not in this version",
-                      flush=True)
+                from benchmarks.learn_from_play import learned_model
+
+                base, _minutes, _note = enrolled_model(deck, pack, minutes=args.minutes, retrain=False)
+                model, minutes, note = learned_model(
+                    base, pack=pack, seeds=range(PLAY_FIRST, PLAY_FIRST + args.play_deals), fps=args.fps,
+                    camera=args.camera, minutes=args.minutes)
+                rows.append(measure(deck, step, model=model, minutes=minutes, note=note, **common))
             print_table(rows[-1:] if rows else [])
     print(f"\nseeds {seeds.start}-{seeds.stop - 1}, {args.fps:g} fps, camera {args.camera}; "
           f"{(time.perf_counter() - began) / 60:.1f} min in all")
