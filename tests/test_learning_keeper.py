@@ -43,7 +43,7 @@ def _box(x: float, y: float) -> tuple[float, float, float, float]:
 
 
 def _play_deal(keeper: PlayKeeper, recorder: StoreRecorder, seed: int, *, deal: int, start: int,
-               doubt: bool = False) -> int:
+               doubt: bool = False, seen_ending: bool = True) -> int:
     """A whole deal, card k of each vaza landing at ``SPOTS[k]``, through the recorder and the
     keeper as the pipeline sends them; returns the next free frame."""
     turned, plays, _hands = random_legal_deal(random.Random(seed), dealer=0)
@@ -77,7 +77,8 @@ def _play_deal(keeper: PlayKeeper, recorder: StoreRecorder, seed: int, *, deal: 
         frame += 3
         tell(game.TrickGathered(frame=frame, deal=deal, trick=trick + 1, winner=0, cards=tuple(cards),
                                 points=0))
-    tell(game.DealEnded(frame=frame, deal=deal, points={"nos": 60, "eles": 60}))
+    if seen_ending:
+        tell(game.DealEnded(frame=frame, deal=deal, points={"nos": 60, "eles": 60}))
     return frame + 10
 
 
@@ -122,3 +123,11 @@ def test_a_deal_with_a_doubt_still_open_is_not_kept(tmp_path: Path) -> None:
     _play_deal(keeper, recorder, 5, deal=1, start=0, doubt=True)
     assert store.folded("mesa").current.doubts  # the doubt reached the page
     assert keeper.close() == 0 and kept_deals("cafe") == []
+
+
+def test_a_deal_the_tracker_did_not_see_end_is_kept_when_its_record_is_complete(tmp_path: Path) -> None:
+    _store, recorder, keeper = _session(tmp_path)
+    frame = _play_deal(keeper, recorder, 6, deal=1, start=0, seen_ending=False)
+    _play_deal(keeper, recorder, 7, deal=2, start=frame, seen_ending=False)
+    assert len(kept_deals("cafe")) == 1  # the first, once the second began
+    assert keeper.close() == 2

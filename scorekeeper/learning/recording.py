@@ -4,9 +4,10 @@
 a few times a second, each frame's corner indices (boxes and reads) and the play area's pixels
 (JPEG, in memory only), and it listens to the tracker's events. When a deal has ended and the table
 has gone on to the next one (or the session ends), the deal's record is read back from the store,
-with every correction the table made on the page; if it is complete and no doubt of it is left
-open, its indices are named by it (:mod:`scorekeeper.learning.labels`) and the card-region tiles
-are kept (:mod:`scorekeeper.learning.keep`). The play area is the middle of the table: the kept
+with every correction the table made on the page; if it is complete (whether or not the tracker saw
+it end: the table may have completed it on the page) and no doubt of it is left open, its indices
+are named by it (:mod:`scorekeeper.learning.labels`) and the card-region tiles are kept
+(:mod:`scorekeeper.learning.keep`). The play area is the middle of the table: the kept
 tiles are cut from it around named cards only, so no one sitting at the table is kept.
 """
 
@@ -60,7 +61,6 @@ class _Deal:
     deal_in_match: int
     events: list[game.Event] = field(default_factory=list)
     noted: list[_Noted] = field(default_factory=list)
-    ended: bool = False
 
 
 @dataclass
@@ -120,9 +120,11 @@ class PlayKeeper:
     def on_event(self, event: game.Event, _stored_at: float = 0.0) -> None:
         """An :data:`~scorekeeper.pipeline.loop.EventListener`: follows the deals."""
         if isinstance(event, game.DealStarted):
+            if self._current is not None:
+                # The tracker did not see the last deal end; the table may have completed its
+                # record on the page all the same, and the record is what decides.
+                self._end_current(event.frame - 1)
             self._settle_pending()
-            if self._current is not None:  # a deal that never ended is not a recording
-                self._current = None
             match, deal_in_match = self._where_in_store()
             self._current = _Deal(event.deal, match, deal_in_match, [event])
             return
@@ -131,13 +133,22 @@ class PlayKeeper:
             return
         current.events.append(event)
         if isinstance(event, game.DealEnded):
-            current.ended = event.complete
-            current.noted = [n for n in self._buffer if n.sample.frame <= event.frame]
-            self._drop_frames_before(event.frame + 1)
-            self._pending, self._current = (current if current.ended else None), None
+            self._end_current(event.frame)
+
+    def _end_current(self, last_frame: int) -> None:
+        """The current deal's frames are in; it waits for the table to go on (see the docstring)."""
+        current = self._current
+        assert current is not None
+        current.noted = [n for n in self._buffer if n.sample.frame <= last_frame]
+        self._drop_frames_before(last_frame + 1)
+        self._settle_pending()  # at most one deal waits
+        self._pending, self._current = current, None
 
     def close(self) -> int:
         """At the end of the session: keep the last deal if it was accepted; deals kept in all."""
+        if self._current is not None:
+            last = self._buffer[-1].sample.frame if self._buffer else 0
+            self._end_current(last)
         self._settle_pending()
         self._buffer.clear()
         return self.kept
