@@ -41,24 +41,36 @@ class TruthStore:
         return SimpleNamespace(matches=[match], record=self.record)
 
 
+def _truth_keeper() -> type:
+    from scorekeeper.learning.recording import PlayKeeper
+
+    class TruthKeeper(PlayKeeper):
+        """The keeper with the one-deal truth store: the deal is always the store's first."""
+
+        def _where_in_store(self, started: Any) -> tuple[int, int]:
+            return 1, 1
+
+    return TruthKeeper
+
+
 def keep_deal_of_play(seed: int, *, pack: Path, model: str | None, deck: str, fps: float,
                       camera: str) -> dict[str, Any]:
     """Simulate, render and read one deal through the keeper; the labelling's figures."""
     import cv2
 
     from scorekeeper.learning.keep import kept_deals
-    from scorekeeper.learning.recording import PlayKeeper
     from scorekeeper.rules import Rules
     from scorekeeper.synth.simulate import simulate, write_clip
     from scorekeeper.synth.truth import index_boxes
     from scorekeeper.tracking import TableGeometry, Tracker
     from scorekeeper.vision.reader import CardReader
 
+    keeper_type = _truth_keeper()
     simulation = simulate(seed, fps=fps, camera=camera)
     truth = simulation.truth
     geometry = TableGeometry.from_json(truth["geometry"])
     tracker = Tracker(geometry, Rules.from_json(truth["record"]["rules"]), fps=fps)
-    keeper = PlayKeeper(deck=deck, table_id=f"play{seed}", log=lambda line: None)
+    keeper = keeper_type(deck=deck, table_id=f"play{seed}", log=lambda line: None)
     reader = keeper.watch(CardReader(model, threads=1), store=TruthStore(truth["record"]), geometry=geometry,
                           fps=fps)
     before = {d.folder for d in kept_deals(deck)}

@@ -125,7 +125,7 @@ class PlayKeeper:
                 # record on the page all the same, and the record is what decides.
                 self._end_current(event.frame - 1)
             self._settle_pending()
-            match, deal_in_match = self._where_in_store()
+            match, deal_in_match = self._where_in_store(event)
             self._current = _Deal(event.deal, match, deal_in_match, [event])
             return
         current = self._current
@@ -155,9 +155,15 @@ class PlayKeeper:
 
     # -- keeping ---------------------------------------------------------------------------------
 
-    def _where_in_store(self) -> tuple[int, int]:
+    def _where_in_store(self, started: game.DealStarted) -> tuple[int, int]:
+        """The match and deal the store holds this deal as; (0, 0) when its last deal is another
+        (the deal's events held for "Nova partida", say): such a deal is never kept, since naming
+        crops by another deal's record would teach the reader wrong names."""
         folded = self._store.folded(self.table_id)
-        return len(folded.matches), len(folded.record["deals"])
+        deals = folded.record["deals"]
+        if not deals or str(deals[-1].get("trump", deals[-1].get("turned"))) != started.turned.notation:
+            return 0, 0
+        return len(folded.matches), len(deals)
 
     def _drop_frames_before(self, frame: int) -> None:
         while self._buffer and self._buffer[0].sample.frame < frame:
@@ -192,13 +198,7 @@ class PlayKeeper:
         if any(doubt.deal == deal.deal_in_match for doubt in match.doubts.values()):
             self.log(f"deal {deal.number}: a doubt is still open; not kept for learning")
             return None
-        turned = [e.turned for e in deal.events if isinstance(e, (game.DealStarted, game.DealCorrected))]
-        recorded_turned = str(record.get("trump", record.get("turned", "")))  # the turned card
-        if not turned or recorded_turned != turned[-1].notation:
-            # Not the deal the tracker saw (its events were held for "Nova partida", say): naming
-            # crops by another deal's record would teach the reader wrong names.
-            return None
-        return plays, recorded_turned
+        return plays, str(record.get("trump", record.get("turned", "")))  # the turned card
 
 
 def label_deal(noted: list[_Noted], events: list[game.Event],
