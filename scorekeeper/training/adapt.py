@@ -153,11 +153,20 @@ class AdaptResult:
                 f"training); {verdict}")
 
 
+PRECISION_GIVEN_UP = 0.02
+"""Card precision an adapted model may lose against the one it replaces (unless it still reads at
+:data:`MIN_PRECISION`): a false card costs the tracker more than a missed one, which the next
+frames usually find, so recall bought with false cards is not an improvement."""
+
+
 def is_better(before: dict[str, float], after: dict[str, float], *, margin: float = 0.005) -> bool:
-    """The adapted model replaces the default only if its card F1 is higher by more than noise."""
+    """The adapted model replaces the default only if its card F1 is higher by more than noise
+    and it does not buy that with false cards (:data:`PRECISION_GIVEN_UP`)."""
     from scorekeeper.vision.metrics import card_f1
 
-    return card_f1(after) > card_f1(before) + margin
+    keeps_precision = (after["card_precision"] >= MIN_PRECISION
+                       or after["card_precision"] >= before["card_precision"] - PRECISION_GIVEN_UP)
+    return keeps_precision and card_f1(after) > card_f1(before) + margin
 
 
 def check_detector_mode(mode: str) -> str:
