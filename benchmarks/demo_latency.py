@@ -22,8 +22,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
-from scorekeeper.pipeline.session import TableSession
+from scorekeeper.pipeline.session import ReaderFactory, TableSession
 from scorekeeper.rules import Rules, replay_record
 from scorekeeper.synth.simulate import TruthReader, demo_clip, detections_for_truth
 from scorekeeper.tracking import TableGeometry
@@ -54,7 +55,8 @@ def watch(port: int, seen: list[tuple[float, list[str]]], stop: threading.Event)
     conn.close()
 
 
-def measure(reader_name: str, reader_factory, truth: dict, video: Path) -> dict:
+def measure(reader_name: str, reader_factory: ReaderFactory, truth: dict[str, Any],
+            video: Path) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         session = TableSession(
             source=str(video), database=str(Path(scratch) / "bench.db"), table_id="mesa",

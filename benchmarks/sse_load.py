@@ -159,7 +159,9 @@ def main() -> int:
             began = time.monotonic()
             card = plays[number].notation
             if via == "api":
-                seq = post(base, "/api/plays", {"card": card})["seq"]  # type: ignore[assignment]
+                answer = post(base, "/api/plays", {"card": card})["seq"]
+                assert isinstance(answer, int), answer
+                seq = answer
             else:
                 seq = tracker.append("mesa", CardPlayed(card))[-1].seq
             arrived: dict[int, float] = {}

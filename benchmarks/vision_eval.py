@@ -21,6 +21,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def print_figures(figures: dict) -> None:
+def print_figures(figures: dict[str, Any]) -> None:
     print(f"model: {figures.get('model')}")
     synthetic = figures.get("synthetic_val")
     if synthetic:
@@ -78,7 +79,7 @@ def print_figures(figures: dict) -> None:
 SUIT_SIGNS = {"H": "\u2665", "S": "\u2660", "D": "\u2666", "C": "\u2663"}
 
 
-def _print_block(title: str, block: dict) -> None:
+def _print_block(title: str, block: dict[str, Any]) -> None:
     s1, s2, cards = block["stage1"], block["stage2"], block["cards"]
     print(f"{title}:")
     print(f"  stage 1 index detector: AP50 {s1['index_ap50']}, recall {s1['index_recall']}, "

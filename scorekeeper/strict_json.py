@@ -16,6 +16,7 @@ scorekeeper.errors.ScorekeeperError: the body is nested deeper than 3 levels
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +102,7 @@ def _check(data: Any, what: str, limits: JsonLimits, error: type[ScorekeeperErro
             if isinstance(value, dict):
                 for key in value:
                     _check_string(key, what, limits, error)
-                children = value.values()
+                children: Iterable[Any] = value.values()
             else:
                 children = value
             pending.extend((child, depth + 1) for child in children)

@@ -10,7 +10,7 @@ from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec, open_capt
 def write_video(path, frames=5, size=(64, 48)):
     import cv2
 
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10, size)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), 10, size)
     for i in range(frames):
         writer.write(np.full((size[1], size[0], 3), i * 10, np.uint8))
     writer.release()

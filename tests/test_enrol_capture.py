@@ -101,7 +101,7 @@ def test_a_video_counts_each_card_once_however_many_frames_show_it(tmp_path: Pat
     photo, _ = table_photo(labels, pack=PACK, seed=0, kind="felt", size=(640, 480))
     table = render_table(640, 480, np.random.default_rng(9), kind="felt")
     path = tmp_path / "mesa.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (640, 480))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, (640, 480))
     for frame in range(16):
         writer.write(photo if frame < 10 else table)
     writer.release()

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def short_video(path: Path, frames: int = 6) -> Path:
     import cv2
 
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), 10.0, (320, 240))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), 10.0, (320, 240))
     for _ in range(frames):
         writer.write(np.full((240, 320, 3), (40, 110, 30), np.uint8))
     writer.release()

@@ -157,7 +157,8 @@ class CameraPlan:
         jitter[:, 0, 0], jitter[:, 0, 1], jitter[:, 0, 2] = c, -s, w - c * w + s * h + dx
         jitter[:, 1, 0], jitter[:, 1, 1], jitter[:, 1, 2] = s, c, h - s * w - c * h + dy
         jitter[:, 2, 2] = 1.0
-        return jitter @ base
+        per_frame: np.ndarray = jitter @ base
+        return per_frame
 
     def effects(self, frame: int) -> FrameEffects:
         x, y, radius, strength = self.shadow[frame]

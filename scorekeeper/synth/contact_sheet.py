@@ -88,8 +88,8 @@ def crop_sheet(dataset: str | Path, *, split: str = "train", per_class: int = 12
     rows = []
     for cls in CROP_CLASSES:
         files = sorted((root / cls).glob("*.jpg"))[:per_class]
-        crops = [cv2.imread(str(f), cv2.IMREAD_COLOR) for f in files]
-        crops = [c for c in crops if c is not None]
+        read = [cv2.imread(str(f), cv2.IMREAD_COLOR) for f in files]
+        crops = [c for c in read if c is not None]
         if not crops:
             continue
         h, w = crops[0].shape[:2]

@@ -18,7 +18,7 @@ import json
 import shutil
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
@@ -30,7 +30,7 @@ from scorekeeper.rules.cards import DECK
 from scorekeeper.synth import SynthError
 from scorekeeper.synth.effects import EffectsConfig, apply_effects
 from scorekeeper.synth.faces import FacePack, FaceStyle, ProceduralPack
-from scorekeeper.synth.scene import Scene, SceneConfig, compose_scene
+from scorekeeper.synth.scene import Pack, Scene, SceneConfig, compose_scene
 from scorekeeper.synth.tables import TableImages
 from scorekeeper.vision.boxes import Box
 
@@ -163,29 +163,44 @@ def _prepare(out: Path, overwrite: bool) -> None:
 # Workers
 
 
-_STATE: dict[str, object] = {}
+@dataclass
+class _WorkerState:
+    """What each worker process is handed once, then renders many images from."""
+
+    options: BuildOptions
+    packs: list[FacePack]
+    tables: TableImages | None
+    procedural: dict[tuple[int, ...], ProceduralPack] = field(default_factory=dict)
+
+
+_STATE: _WorkerState | None = None
 
 
 def _init_worker(options: BuildOptions, packs: Sequence[FacePack], tables: TableImages | None,
                  threads: int) -> None:
+    global _STATE
     cv2.setNumThreads(threads)
-    _STATE.clear()
-    _STATE.update(options=options, packs=list(packs), tables=tables, procedural={})
+    _STATE = _WorkerState(options=options, packs=list(packs), tables=tables)
+
+
+def _worker_state() -> _WorkerState:
+    if _STATE is None:
+        raise RuntimeError("dataset worker used before _init_worker")
+    return _STATE
 
 
 def _procedural(seed_key: Sequence[int]) -> ProceduralPack:
-    cache = _STATE["procedural"]
-    assert isinstance(cache, dict)
+    cache = _worker_state().procedural
     key = tuple(seed_key)
     if key not in cache:
         if len(cache) >= 6:
             cache.pop(next(iter(cache)))
         cache[key] = ProceduralPack(FaceStyle.random(np.random.default_rng(list(key))))
-    return cache[key]  # type: ignore[no-any-return]
+    return cache[key]
 
 
 def _decks_for(index: int, options: BuildOptions,
-               packs: Sequence[FacePack]) -> tuple[object, ProceduralPack]:
+               packs: Sequence[FacePack]) -> tuple[Pack, ProceduralPack]:
     block = index // BLOCK
     rng = np.random.default_rng([options.seed, 1, block])
     distractors = _procedural((options.seed, 3, block))
@@ -195,11 +210,8 @@ def _decks_for(index: int, options: BuildOptions,
 
 
 def _render_one(index: int) -> ImageResult:
-    options = _STATE["options"]
-    packs = _STATE["packs"]
-    tables = _STATE["tables"]
-    assert isinstance(options, BuildOptions) and isinstance(packs, list)
-    assert tables is None or isinstance(tables, TableImages)
+    state = _worker_state()
+    options, packs, tables = state.options, state.packs, state.tables
     split = split_of(index, options.val_fraction)
     pack, distractor_pack = _decks_for(index, options, packs)
     rng = np.random.default_rng([options.seed, 0, index])
@@ -208,7 +220,7 @@ def _render_one(index: int) -> ImageResult:
     out_h = int(round(options.imgsz / aspect / 2) * 2)
     frame_w = round(out_w * options.render_scale)
     frame_h = round(out_h * options.render_scale)
-    scene = compose_scene(rng, pack=pack, distractor_pack=distractor_pack,  # type: ignore[arg-type]
+    scene = compose_scene(rng, pack=pack, distractor_pack=distractor_pack,
                           width=frame_w, height=frame_h, output_scale=out_w / frame_w,
                           config=options.scene, tables=tables)
     frame = apply_effects(scene.image, rng, options.effects)
@@ -254,7 +266,7 @@ def cut_crop(frame: np.ndarray, box: Box,
     """``box`` of ``frame`` resampled to ``size`` (w, h); outside the frame is edge-replicated."""
     x1, y1, x2, y2 = box
     sx, sy = size[0] / max(x2 - x1, 1e-6), size[1] / max(y2 - y1, 1e-6)
-    m = np.float32([[sx, 0, -x1 * sx], [0, sy, -y1 * sy]])
+    m = np.array([[sx, 0, -x1 * sx], [0, sy, -y1 * sy]], np.float32)
     shrinking = sx < 1 or sy < 1
     if shrinking and (sx < 0.5 or sy < 0.5):
         # Area-average first so big indices do not alias when shrunk to the classifier's size.
@@ -266,10 +278,13 @@ def cut_crop(frame: np.ndarray, box: Box,
             part = frame[iy1:iy2, ix1:ix2]
             part = cv2.resize(part, (max(1, part.shape[1] // f), max(1, part.shape[0] // f)),
                               interpolation=cv2.INTER_AREA)
-            m = np.float32([[sx * f, 0, (ix1 - x1) * sx], [0, sy * f, (iy1 - y1) * sy]])
-            return cv2.warpAffine(part, m, size, flags=cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_REPLICATE)
-    return cv2.warpAffine(frame, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            m = np.array([[sx * f, 0, (ix1 - x1) * sx], [0, sy * f, (iy1 - y1) * sy]], np.float32)
+            shrunk: np.ndarray = cv2.warpAffine(part, m, size, flags=cv2.INTER_LINEAR,
+                                                borderMode=cv2.BORDER_REPLICATE)
+            return shrunk
+    crop: np.ndarray = cv2.warpAffine(frame, m, size, flags=cv2.INTER_LINEAR,
+                                      borderMode=cv2.BORDER_REPLICATE)
+    return crop
 
 
 def _write_crops(frame: np.ndarray, scene: Scene, split: str, name: str,
@@ -327,7 +342,7 @@ def build_dataset(options: BuildOptions, packs: Sequence[FacePack] = (),
                 (out / "crops" / split / cls).mkdir(parents=True, exist_ok=True)
     report = BuildReport()
     start = time.perf_counter()
-    results = _results(options, packs, tables)
+    results: Iterable[ImageResult] = _results(options, packs, tables)
     if progress:
         from tqdm import tqdm
 

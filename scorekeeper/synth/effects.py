@@ -66,7 +66,7 @@ def apply_effects(image: np.ndarray, rng: np.random.Generator,
         gain = gain * np.float32(rng.uniform(0.35, 0.7))
     if rng.random() < config.shadow_probability:
         # A person leaning over the table: one soft dark region.
-        small = np.zeros((48, 48), np.float32)
+        small: np.ndarray = np.zeros((48, 48), np.float32)
         pts = rng.uniform(-10, 58, (int(rng.integers(3, 6)), 2)).astype(np.int32)
         cv2.fillPoly(small, [cv2.convexHull(pts)], 1.0)
         small = cv2.GaussianBlur(small, (0, 0), rng.uniform(2, 6))
@@ -78,7 +78,7 @@ def apply_effects(image: np.ndarray, rng: np.random.Generator,
     frame = cv2.multiply(image, field, dtype=cv2.CV_8U)
     if rng.random() < config.glare_probability:
         # A lamp's reflection on glossy cards: an additive, washed-out ellipse.
-        glare = np.zeros((h // 8 + 1, w // 8 + 1), np.float32)
+        glare: np.ndarray = np.zeros((h // 8 + 1, w // 8 + 1), np.float32)
         c = (int(rng.uniform(0, glare.shape[1])), int(rng.uniform(0, glare.shape[0])))
         axes = (int(rng.uniform(3, glare.shape[1] / 4)), int(rng.uniform(2, glare.shape[0] / 5)))
         cv2.ellipse(glare, c, axes, rng.uniform(0, 180), 0, 360, 1.0, -1)
@@ -89,11 +89,11 @@ def apply_effects(image: np.ndarray, rng: np.random.Generator,
 
     if rng.random() < config.motion_blur_probability:
         length = int(rng.integers(3, max(4, w // 90)))
-        kernel = np.zeros((length, length), np.float32)
+        kernel: np.ndarray = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length
         rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
         kernel = cv2.warpAffine(kernel, rot, (length, length))
-        kernel /= max(kernel.sum(), 1e-6)
+        kernel = kernel / max(kernel.sum(), 1e-6)
         frame = cv2.filter2D(frame, -1, kernel)
     elif rng.random() < config.focus_blur_probability:
         frame = cv2.GaussianBlur(frame, (0, 0), rng.uniform(0.6, 1.8))
@@ -106,6 +106,6 @@ def apply_effects(image: np.ndarray, rng: np.random.Generator,
 
     quality = int(rng.integers(config.jpeg_quality[0], config.jpeg_quality[1] + 1))
     ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    if ok:
-        frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
-    return frame
+    # Decoding what was just encoded does not fail; the check only tells mypy so.
+    decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+    return frame if decoded is None else decoded

@@ -71,7 +71,8 @@ class Pose:
 
     def points(self, local: np.ndarray) -> np.ndarray:
         """Table positions of ``local`` points (N x 2, in pixels from the centre, card axes)."""
-        return place(np.array([[self.x, self.y, self.phi]]), local)[0]
+        placed: np.ndarray = place(np.array([[self.x, self.y, self.phi]]), local)[0]
+        return placed
 
     def lerp(self, other: Pose, t: float) -> Pose:
         turn = (other.phi - self.phi + math.pi) % (2 * math.pi) - math.pi

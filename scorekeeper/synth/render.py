@@ -192,7 +192,7 @@ class Renderer:
             return None
         size = (int(y2 - y1), int(x2 - x1))
         color = np.zeros((*size, 3), np.float32)
-        alpha = np.zeros(size, np.float32)
+        alpha: np.ndarray = np.zeros(size, np.float32)
         skin = self.skins[item.style % 4]
         sleeve = self.sleeves[item.style % 4]
         offset = np.array([x1, y1])
@@ -255,8 +255,10 @@ class Renderer:
         out = cv2.convertScaleAbs(frame)  # saturates at 255; negatives only from noise on black
         if effects.jpeg < 95:
             ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, effects.jpeg])
-            if ok:
-                out = cv2.imdecode(data, cv2.IMREAD_COLOR)
+            # Decoding what was just encoded does not fail; the check only tells mypy so.
+            decoded = cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else None
+            if decoded is not None:
+                out = decoded
         return out
 
 

@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
@@ -87,12 +87,13 @@ class SceneConfig:
         unknown = sorted(set(data) - known - {"comment"})
         if unknown:
             raise SynthError(f"unknown scene setting(s) {', '.join(unknown)}: use {' '.join(sorted(known))}")
-        values: dict[str, object] = {}
+        # JSON values of any type: __post_init__ checks their ranges.
+        values: dict[str, Any] = {}
         for f in fields(cls):
             if f.name in data:
                 v = data[f.name]
-                values[f.name] = tuple(v) if isinstance(v, list) else v  # type: ignore[arg-type]
-        return cls(**values)  # type: ignore[arg-type]
+                values[f.name] = tuple(v) if isinstance(v, list) else v
+        return cls(**values)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> SceneConfig:
@@ -372,7 +373,7 @@ def _draw_card(frame: np.ndarray, owner: np.ndarray, face: Face, to_image: np.nd
                            interpolation=cv2.INTER_AREA)
         small = cv2.blur(small, (max(1, k // 2) | 1, max(1, k // 2) | 1))
         shade = cv2.resize(small, size, interpolation=cv2.INTER_LINEAR)
-        shade = cv2.warpAffine(shade, np.float32([[1, 0, k / 3], [0, 1, k / 2]]), size)
+        shade = cv2.warpAffine(shade, np.array([[1, 0, k / 3], [0, 1, k / 2]], np.float32), size)
         factor = cv2.cvtColor(255 - (shade.astype(np.uint16) * 90 // 255).astype(np.uint8),
                               cv2.COLOR_GRAY2BGR)
         cv2.multiply(roi, factor, dst=roi, scale=1 / 255)
@@ -443,7 +444,7 @@ def _draw_hand(frame: np.ndarray, owner: np.ndarray, rng: np.random.Generator,
     def pt(p: np.ndarray) -> tuple[int, int]:
         return int(p[0] - x0), int(p[1] - y0)
 
-    mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    mask: np.ndarray = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillPoly(mask, [(arm - shift).astype(np.int32)], 255, cv2.LINE_AA)
     angle = float(np.degrees(np.arctan2(direction[1], direction[0])))
     cv2.ellipse(mask, pt(palm_c), (int(palm_w * 0.55), int(palm_w * 0.45)), angle, 0, 360, 255,
@@ -529,14 +530,15 @@ def _collect_labels(scene: Scene, placed: list[_Placed], owner: np.ndarray,
         # One pip (or patch of back) per card is plenty of negatives, and each costs a raster.
         extra = p.face.pip_boxes[(p.owner_id * 7) % len(p.face.pip_boxes):][:1] \
             if p.face.pip_boxes else ()
-        for x1, y1, x2, y2 in extra:
+        for pip_box in extra:
+            x1f, y1f, x2f, y2f = (float(v) for v in pip_box)
             if p.kind == "back":
                 # A patch of the back the size of an index, somewhere on it.
-                w, h = (x2 - x1) * 0.3, (y2 - y1) * 0.25
-                x1, y1 = x1 + (x2 - x1 - w) * 0.5, y1 + (y2 - y1 - h) * 0.5
-                x2, y2 = x1 + w, y1 + h
-            quad = apply_homography(p.to_image, np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]],
-                                                         float))
+                w, h = (x2f - x1f) * 0.3, (y2f - y1f) * 0.25
+                x1f, y1f = x1f + (x2f - x1f - w) * 0.5, y1f + (y2f - y1f - h) * 0.5
+                x2f, y2f = x1f + w, y1f + h
+            quad = apply_homography(p.to_image, np.array(
+                [[x1f, y1f], [x2f, y1f], [x2f, y2f], [x1f, y2f]], float))
             visible, box = _visible_box(owner, p.owner_id, quad)
             if box is not None and visible >= 0.8 and min(box[2] - box[0], box[3] - box[1]) >= min_side:
                 scene.negatives.append(("back" if p.kind == "back" else "pip", box))

@@ -42,12 +42,14 @@ def _colour(rng: np.random.Generator, lo: int, hi: int, vivid: float = 0.6) -> n
     # Real table tops are muted: pull a random colour towards grey (tablecloths may stay vivid).
     c = rng.uniform(lo, hi, 3).astype(np.float32)
     grey = c.mean()
-    return grey + (c - grey) * np.float32(rng.uniform(0.15, vivid))
+    muted: np.ndarray = grey + (c - grey) * np.float32(rng.uniform(0.15, vivid))
+    return muted
 
 
 def _shade(base: np.ndarray, field: np.ndarray) -> np.ndarray:
     """Multiply a BGR colour by a per-pixel brightness field (1.0 = unchanged)."""
-    return base[None, None, :] * field[:, :, None]
+    shaded: np.ndarray = base[None, None, :] * field[:, :, None]
+    return shaded
 
 
 def render_table(width: int, height: int, rng: np.random.Generator,
@@ -117,7 +119,8 @@ def render_table(width: int, height: int, rng: np.random.Generator,
     else:
         base = _colour(rng, 30, 230)
         out = _shade(base, 1 + _smooth_noise(h, w, 4, rng) * 0.04 + _fine_noise(h, w, rng, 0.01))
-    return np.clip(out, 0, 255).astype(np.uint8)
+    table: np.ndarray = np.clip(out, 0, 255).astype(np.uint8)
+    return table
 
 
 class TableImages:

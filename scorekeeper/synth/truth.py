@@ -226,4 +226,5 @@ def _inside(points: np.ndarray, polygons: np.ndarray, edges: np.ndarray) -> np.n
     dx = points[:, :, None, None, 0] - polygons[:, None, :, :, 0]
     dy = points[:, :, None, None, 1] - polygons[:, None, :, :, 1]
     cross = edges[:, None, :, :, 0] * dy - edges[:, None, :, :, 1] * dx
-    return (cross >= 0).all(axis=3).any(axis=2)
+    inside: np.ndarray = (cross >= 0).all(axis=3).any(axis=2)
+    return inside

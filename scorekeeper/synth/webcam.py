@@ -35,8 +35,9 @@ class Camera:
         rotation = np.stack([x_axis, y_axis, z_axis])
         k = np.array([[self.focal, 0, self.width / 2], [0, self.focal, self.height / 2], [0, 0, 1]])
         extrinsic = np.column_stack([rotation[:, 0], rotation[:, 1], -rotation @ centre])
-        h = k @ extrinsic
-        return h / h[2, 2]
+        h: np.ndarray = k @ extrinsic
+        normalised: np.ndarray = h / h[2, 2]
+        return normalised
 
     def to_table(self, points: np.ndarray) -> np.ndarray:
         """Image points (N x 2) back onto the table plane, in mm."""
@@ -46,7 +47,8 @@ class Camera:
 def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     pts = np.asarray(points, np.float64).reshape(-1, 2)
     out = np.column_stack([pts, np.ones(len(pts))]) @ h.T
-    return out[:, :2] / out[:, 2:3]
+    projected: np.ndarray = out[:, :2] / out[:, 2:3]
+    return projected
 
 
 def card_to_table(width_px: int, height_px: int, *, card_mm: float, angle: float,
@@ -57,4 +59,5 @@ def card_to_table(width_px: int, height_px: int, *, card_mm: float, angle: float
     to_centre = np.array([[1, 0, -width_px / 2], [0, 1, -height_px / 2], [0, 0, 1]], float)
     scale_rot = np.array([[s * c, -s * si, 0], [s * si, s * c, 0], [0, 0, 1]], float)
     move = np.array([[1, 0, centre[0]], [0, 1, centre[1]], [0, 0, 1]], float)
-    return move @ scale_rot @ to_centre
+    face_to_table: np.ndarray = move @ scale_rot @ to_centre
+    return face_to_table

@@ -85,7 +85,7 @@ class TournamentHub:
         while True:
             with self._changed:
                 last = seen
-                woke = self._changed.wait_for(lambda last=last: self._version != last, timeout=self.heartbeat)
+                woke = self._changed.wait_for(lambda: self._version != last, timeout=self.heartbeat)
                 changed = [t for t, v in self._table_versions.items() if v > last]
                 seen = self._version
             if not woke:

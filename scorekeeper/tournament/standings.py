@@ -117,7 +117,8 @@ def pair_round(
     if len(ranked) % 2:
         # Those who have not sat out yet come first, lowest placed first; the others if need be.
         order = list(reversed(ranked))
-        candidates = [t for t in order if t not in byes] + [t for t in order if t in byes]
+        candidates = [t for t in order if t not in byes]
+        candidates += [t for t in order if t in byes]
     for bye in candidates:
         pool = [team for team in ranked if team != bye]
         pairs = _pair(pool, played)

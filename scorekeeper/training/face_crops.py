@@ -28,10 +28,18 @@ NOT_A_CARD_CLASS = len(DECK)
 
 
 class _Face(Protocol):
-    image: np.ndarray
-    mask: np.ndarray
-    index_boxes: tuple[tuple[float, float, float, float], ...]
-    label: str
+    # Read-only, so a frozen face whose boxes are ints fits as well.
+    @property
+    def image(self) -> np.ndarray: ...
+
+    @property
+    def mask(self) -> np.ndarray: ...
+
+    @property
+    def index_boxes(self) -> tuple[tuple[float, float, float, float], ...]: ...
+
+    @property
+    def label(self) -> str: ...
 
 
 class _Pack(Protocol):
@@ -64,7 +72,7 @@ def render_index_crop(face: _Face, box: Sequence[float], rng: np.random.Generato
     bound = max(abs(w * np.cos(theta)) + abs(h * np.sin(theta)), abs(w * np.sin(theta)) + abs(h * np.cos(theta)))
     target = CONTEXT_SIZE / (1.0 + 2.0 * CONTEXT_MARGIN)
     scale = target / max(bound, 1.0)
-    matrix = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    matrix = np.asarray(cv2.getRotationMatrix2D((cx, cy), angle, scale), np.float64)
     matrix[:, 2] += (CONTEXT_SIZE / 2.0 - cx, CONTEXT_SIZE / 2.0 - cy)
     # Shrinking a big face in one warp aliases thin strokes: blur it to the target scale first.
     image = face.image
@@ -78,7 +86,8 @@ def render_index_crop(face: _Face, box: Sequence[float], rng: np.random.Generato
     if background is None:
         background = table_patch(rng)
     alpha = (inside.astype(np.float32) / 255.0)[:, :, None]
-    return (card * alpha + background * (1.0 - alpha)).astype(np.uint8)
+    crop: np.ndarray = (card * alpha + background * (1.0 - alpha)).astype(np.uint8)
+    return crop
 
 
 def table_patch(rng: np.random.Generator) -> np.ndarray:

@@ -21,14 +21,21 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scorekeeper.paths import shared_data_dir
 from scorekeeper.training import TrainingSetupError
 from scorekeeper.training.classifier import ClassifierRecipe
 from scorekeeper.training.detector import DetectorRecipe
+
+if TYPE_CHECKING:
+    import numpy as np
+
+Log = Callable[[str], None]
+CropsAndLabels = tuple["np.ndarray", "np.ndarray"]
 
 STEPS = ("data", "detector", "classifier", "export", "evaluate")
 REAL_SIZES = (160, 256, 320)
@@ -65,7 +72,8 @@ class Recipe:
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
-        return json.loads(json.dumps(out, default=str))
+        plain: dict[str, Any] = json.loads(json.dumps(out, default=str))
+        return plain
 
 
 def default_faces() -> list[Path]:
@@ -74,7 +82,8 @@ def default_faces() -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
-def _with_negatives(extra: tuple[Any, Any] | None, recipe: Recipe, log=print) -> tuple[Any, Any] | None:
+def _with_negatives(extra: CropsAndLabels | None, recipe: Recipe,
+                    log: Log = print) -> CropsAndLabels | None:
     """Face crops plus the hard negatives the current model's detector finds on the video frames."""
     import numpy as np
 
@@ -92,7 +101,7 @@ def _with_negatives(extra: tuple[Any, Any] | None, recipe: Recipe, log=print) ->
     return np.concatenate([extra[0], crops]), np.concatenate([extra[1], labels])
 
 
-def build_data(recipe: Recipe, log=print) -> None:
+def build_data(recipe: Recipe, log: Log = print) -> None:
     """One ``scorekeeper dataset build --crops``: the 40-class detection set and the crop set."""
     if (recipe.detection_set / "data.yaml").is_file():
         log(f"data: {recipe.detection_set} exists, kept")
@@ -108,18 +117,20 @@ def build_data(recipe: Recipe, log=print) -> None:
     subprocess.run(command, check=True)
 
 
-def render_face_crops(recipe: Recipe) -> tuple[Any, Any] | None:
+def render_face_crops(recipe: Recipe) -> CropsAndLabels | None:
     """Sharp, turned index crops from the recipe's face packs and from procedural decks."""
-    from scorekeeper.synth.faces import load_face_packs
+    from scorekeeper.synth.faces import FacePack, load_face_packs
     from scorekeeper.training.face_crops import training_face_crops
 
-    return training_face_crops(load_face_packs(recipe.faces) if recipe.faces else [],
+    packs: list[FacePack] = load_face_packs(recipe.faces) if recipe.faces else []
+    return training_face_crops(packs,
                                per_index=recipe.classifier.face_crops_per_index,
                                procedural=recipe.classifier.procedural_packs, procedural_per_index=3,
                                seed=recipe.seed)
 
 
-def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dict[str, Any]:
+def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS,
+               log: Log = print) -> dict[str, Any]:
     """Run the chosen steps in order; returns the figures measured (if ``evaluate`` ran)."""
     from scorekeeper.training.detector import prepare_ultralytics
 
@@ -145,16 +156,17 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dic
         tiles = recipe.data.parent / (recipe.data.name + "-tiles")
         if not (tiles / "images").is_dir():
             log(f"tiles: {write_tiles(recipe.detection_set, tiles, tile=recipe.detector.imgsz, seed=recipe.seed)}")
-        extra = None
+        extra_tiles = None
         if recipe.video is not None:
             video_tiles = recipe.video / "detector-tiles"
             if not (video_tiles / "images").is_dir():
                 written = write_tiles(recipe.video / "detector", video_tiles,
                                       tile=recipe.detector.imgsz, seed=recipe.seed)
                 log(f"video tiles: {written}")
-            extra = sample_tiles(video_tiles, recipe.video_tiles, seed=recipe.seed)
+            extra_tiles = sample_tiles(video_tiles, recipe.video_tiles, seed=recipe.seed)
         data_yaml = write_mixed_yaml(recipe.detection_set, tiles,
-                                     recipe.data.parent / (recipe.data.name + "-mixed.yaml"), extra=extra)
+                                     recipe.data.parent / (recipe.data.name + "-mixed.yaml"),
+                                     extra=extra_tiles)
         init = checkpoints / "index-detector.pt"
         started = time.time()
         train_detector(data_yaml, recipe.runs / "detector", "run", recipe.detector,
@@ -166,13 +178,13 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dic
 
         started = time.time()
         detection_sets = [recipe.detection_set]
-        extra = render_face_crops(recipe)
+        extra_crops = render_face_crops(recipe)
         if recipe.video is not None:
             detection_sets.append(recipe.video / "frames")
-            extra = _with_negatives(extra, recipe, log)
+            extra_crops = _with_negatives(extra_crops, recipe, log)
         data = load_crop_data(detection_sets=detection_sets, crop_sets=[recipe.crop_set],
                               size=recipe.classifier.size, margin=recipe.classifier.margin,
-                              seed=recipe.seed, face_crops=extra)
+                              seed=recipe.seed, face_crops=extra_crops)
         log(f"classifier data: {data.summary()}")
         init = checkpoints / "index-classifier.pt"
         out = recipe.runs / "classifier" / "run"
@@ -197,7 +209,7 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log=print) -> dic
     return figures
 
 
-def export_model(recipe: Recipe, log=print) -> None:
+def export_model(recipe: Recipe, log: Log = print) -> None:
     """Best weights of both runs to ONNX + ``reader.json`` + stripped checkpoints in the model folder."""
     from scorekeeper.training.classifier import export_classifier
     from scorekeeper.training.detector import export_detector, strip_checkpoint
@@ -219,7 +231,7 @@ def export_model(recipe: Recipe, log=print) -> None:
     state = torch.load(cls_best, map_location="cpu", weights_only=False)
     torch.save({"model": state["model"], "recipe": state.get("recipe", {}), "epoch": state.get("epoch"),
                 "classes": list(CLASSIFIER_CLASSES)}, checkpoints / "index-classifier.pt")
-    config = {
+    config: dict[str, Any] = {
         "format": 1,
         "detector": {"file": "index-detector.onnx", "size": 640, "train_imgsz": recipe.detector.imgsz,
                      "classes": ["index"]},
@@ -239,7 +251,8 @@ def export_model(recipe: Recipe, log=print) -> None:
 
 
 def choose_thresholds(model_dir: Path, detection_set: Path | None, *, realcards: Path | None = None,
-                      work: Path | None = None, limit: int = 100, log=print) -> dict[str, Any]:
+                      work: Path | None = None, limit: int = 100,
+                      log: Log = print) -> dict[str, Any]:
     """Fit the classifier's temperature and choose ``index_conf`` and ``card_prob`` in
     ``reader.json`` (see :mod:`scorekeeper.training.thresholds`).
 
@@ -265,7 +278,7 @@ def choose_thresholds(model_dir: Path, detection_set: Path | None, *, realcards:
 
 
 def evaluate_model(model_dir: Path, *, detection_set: Path | None, realcards: Path | None,
-                   log=print) -> dict[str, Any]:
+                   log: Log = print) -> dict[str, Any]:
     """Every figure of the model card (``benchmarks/vision_eval.py`` prints the same)."""
     from scorekeeper.vision.evaluate import measure_all
 

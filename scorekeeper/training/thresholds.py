@@ -70,7 +70,8 @@ def pick_thresholds(rows: Sequence[dict[str, Any]], *, min_precision: float = MI
             and r["card_precision"] >= min_precision]
     if good:
         return dict(max(good, key=lambda r: (r["card_recall"], r["card_precision"])), rule=f"recall at precision >= {min_precision}")
-    return dict(max(rows, key=card_f1), rule="best F1 (no pair reached the precision floor)")
+    best_f1 = max(rows, key=card_f1)
+    return dict(best_f1, rule="best F1 (no pair reached the precision floor)")
 
 
 def corner_log_probs(reader: Any, images: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -103,4 +104,5 @@ def choose_on(model_dir: Path, images: Sequence[Any], *, on: str,
     config["threshold_choice"] = {"on": on, "rule": best.pop("rule"), "temperature": temperature,
                                   "corners": len(labels), "best": best}
     path.write_text(json.dumps(config, indent=2) + "\n")
-    return config["threshold_choice"]
+    choice: dict[str, Any] = config["threshold_choice"]
+    return choice

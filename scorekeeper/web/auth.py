@@ -87,7 +87,8 @@ class PinGuard:
         row = self._conn.execute("SELECT score, at FROM pin_failures WHERE address = ?", (key,)).fetchone()
         if row is None:
             return 0.0
-        return max(0.0, row[0] - max(0.0, now - row[1]) / self.lockout)
+        score, at = float(row[0]), float(row[1])
+        return max(0.0, score - max(0.0, now - at) / self.lockout)
 
     def _trusted(self, key: str) -> bool:
         return self._conn.execute("SELECT 1 FROM pin_trusted WHERE address = ?", (key,)).fetchone() is not None

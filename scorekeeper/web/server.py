@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from waitress.channel import HTTPChannel
-from waitress.server import create_server
+from waitress.server import BaseWSGIServer, create_server
 from waitress.task import ThreadedTaskDispatcher, WSGITask
 
 from scorekeeper.errors import ScorekeeperError
@@ -82,7 +82,7 @@ def qr_text(url: str) -> str:
     """The URL as a QR code in half-block characters; inverted, so it scans on a dark terminal."""
     import io
 
-    import qrcode  # type: ignore[import-untyped]
+    import qrcode
 
     code = qrcode.QRCode(border=2)
     code.add_data(url)
@@ -182,7 +182,7 @@ def give_memory_back() -> None:
         pass
 
 
-class _GrowingDispatcher(ThreadedTaskDispatcher):  # type: ignore[misc]
+class _GrowingDispatcher(ThreadedTaskDispatcher):
     """Waitress's worker pool, grown by a thread whenever a request would wait (each open event
     stream holds one) up to ``most``, and shrunk back as streams close: an ended thread gives its
     stack and buffers back, a parked one would keep them."""
@@ -224,7 +224,10 @@ class _Task(WSGITask):
         def hang_up() -> None:
             # Closing runs on the server's loop thread (its trigger), never under a worker's feet.
             try:
-                channel.server.trigger.pull_trigger(channel.handle_close)
+                # types-waitress calls the trigger an int; it is waitress.trigger.trigger.
+                channel.server.trigger.pull_trigger(  # type: ignore[attr-defined]
+                    channel.handle_close
+                )
             except OSError:  # the server is stopping: the connection closes with it
                 pass
 
@@ -232,7 +235,7 @@ class _Task(WSGITask):
         return environ
 
 
-class _Channel(HTTPChannel):  # type: ignore[misc]
+class _Channel(HTTPChannel):
     task_class = _Task
 
 
@@ -296,11 +299,16 @@ def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | N
         ident="scorekeeper",
         clear_untrusted_proxy_headers=True,
     )
+    if not isinstance(server, BaseWSGIServer):  # one socket given, so one server made
+        raise RuntimeError("waitress made a server for several sockets out of one")
     server.channel_class = _Channel
     if limits.send_buffer:  # waitress sets these on every connection it accepts
         server.adj.socket_options = [*server.adj.socket_options,
                                      (socket.SOL_SOCKET, socket.SO_SNDBUF, limits.send_buffer)]
-    server.handle_accept = _accept_in_batches(server, limit=max(connections, 16))
+    # This one server's accept loop, replaced: waitress picks the server class itself.
+    server.handle_accept = _accept_in_batches(  # type: ignore[method-assign]
+        server, limit=max(connections, 16)
+    )
     logging.getLogger("waitress").setLevel(logging.ERROR)  # not a line per phone that walks away
     bound = listener.getsockname()[1]
     shown = lan_address() if host in ("0.0.0.0", "::") else host
