@@ -85,7 +85,11 @@ class TournamentHub:
         while True:
             with self._changed:
                 last = seen
-                woke = self._changed.wait_for(lambda: self._version != last, timeout=self.heartbeat)
+
+                def moved_on(last: int = last) -> bool:
+                    return self._version != last
+
+                woke = self._changed.wait_for(moved_on, timeout=self.heartbeat)
                 changed = [t for t, v in self._table_versions.items() if v > last]
                 seen = self._version
             if not woke:

@@ -300,7 +300,7 @@ def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | N
         clear_untrusted_proxy_headers=True,
     )
     if not isinstance(server, BaseWSGIServer):  # one socket given, so one server made
-        raise RuntimeError("waitress made a server for several sockets out of one")
+        raise TypeError("waitress made a server for several sockets out of one")
     server.channel_class = _Channel
     if limits.send_buffer:  # waitress sets these on every connection it accepts
         server.adj.socket_options = [*server.adj.socket_options,
