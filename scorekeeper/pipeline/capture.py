@@ -74,7 +74,8 @@ def _refuse_still_image(path: Path) -> None:
     kind = _still_image_kind(head)
     if kind is not None:
         raise SourceError(
-            f"{str(path)!r} is a still {kind} image, not a video: give a video file, a camera index (0) or a stream URL"
+            f"{str(path)!r} is a still {kind} image, not a video: "
+            "give a video file, a camera index (0) or a stream URL"
         )
 
 
@@ -85,7 +86,8 @@ def open_capture(spec: SourceSpec | str) -> Any:
     spec = spec if isinstance(spec, SourceSpec) else SourceSpec(str(spec))
     if spec.camera_index is None and not spec.is_url and not Path(spec.text).is_file():
         raise SourceError(
-            f"no such video file {spec.text!r}: give a camera index (0), a video file or a stream URL"
+            f"no such video file {spec.text!r}: "
+            "give a camera index (0), a video file or a stream URL"
         )
     if spec.camera_index is None and not spec.is_url:
         _refuse_still_image(Path(spec.text))

@@ -64,7 +64,7 @@ def run_loop(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> LoopStats:
-    """Run until the source ends or ``capture.stop()``; the tracker's last deal is closed at the end."""
+    """Run until the source ends or ``capture.stop()``, then close the tracker's last deal."""
     stats = LoopStats()
     start = clock()
     fps = None

@@ -8,4 +8,4 @@ from scorekeeper.errors import ScorekeeperError
 
 
 class SynthError(ScorekeeperError):
-    """Bad input to the scene generator: a face pack folder, a table folder, a configuration value."""
+    """Bad input to the scene generator: a face pack or table folder, a configuration value."""

@@ -149,7 +149,7 @@ class CameraPlan:
         )
 
     def matrices(self, base: np.ndarray, center: tuple[float, float]) -> np.ndarray:
-        """frames x 3 x 3: table pixels to each frame's pixels, the camera at rest then its shake."""
+        """frames x 3 x 3: table pixels to each frame's pixels, the camera at rest, then shaken."""
         dx, dy, roll = self.shake[:, 0], self.shake[:, 1], self.shake[:, 2]
         c, s = np.cos(roll), np.sin(roll)
         w, h = center

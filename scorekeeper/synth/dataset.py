@@ -4,7 +4,7 @@ Layout of ``--out DIR``::
 
     images/{train,val}/000123.jpg     the frames at --imgsz (long side), JPEG
     labels/{train,val}/000123.txt     "class cx cy w h" (normalised), one line per visible index
-    data.yaml                         40 classes in DECK order (or 1 class "index" with --single-class)
+    data.yaml                         40 classes in DECK order (1 class "index": --single-class)
     crops/{train,val}/<7H|...|not_a_card>/000123_0.jpg   with --crops: index crops for the reader
     manifest.json                     options and counts (no clock: a seed gives identical files)
 
@@ -128,7 +128,7 @@ def split_of(index: int, val_fraction: float) -> str:
 
 
 def yolo_row(cls: int, box: Box, width: float, height: float) -> str:
-    """One line of a YOLO label file: class, then the box's centre and size as shares of the frame."""
+    """One line of a YOLO label file: class, the box's centre and size as shares of the frame."""
     x1, y1, x2, y2 = box
     return (f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
             f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
@@ -138,7 +138,8 @@ def data_yaml(*, single_class: bool) -> str:
     names = ["index"] if single_class else [c.notation for c in DECK]
     lines = [
         "# Written by scorekeeper dataset build. Class ids follow scorekeeper.rules.DECK.",
-        "# No 'path:': ultralytics then reads images/ and labels/ beside this file, wherever it is.",
+        "# No 'path:': ultralytics then reads images/ and labels/ beside this file, "
+        "wherever it is.",
         "train: images/train",
         "val: images/val",
         f"nc: {len(names)}",

@@ -33,7 +33,8 @@ ARM_WIDTH = (0.50, 0.66)
 def hand_polygons(
     pose: Pose, shoulder: tuple[float, float], card_height: float
 ) -> dict[str, np.ndarray]:
-    """Table-pixel polygons of one hand: ``arm``, ``palm``, ``thumb``, ``fingers`` (drawing order)."""
+    """A hand's polygons in table pixels, in drawing order: ``arm``, ``palm``, ``thumb``,
+    ``fingers``."""
     path = np.array([[pose.x, pose.y, pose.phi]])
     return {name: shape[0] for name, shape in hand_shapes(path, shoulder, card_height).items()}
 

@@ -82,7 +82,7 @@ def plan_deal(rng: random.Random, *, dealer: int, rules: Rules, revoke: bool = F
 def plan_match(
     rng: random.Random, *, deals: int, rules: Rules, revoke: bool = False
 ) -> list[DealPlan]:
-    """``deals`` deals, the dealer passing to the next seat each time; a revoke goes in the first."""
+    """``deals`` deals, the dealer passing to the next seat each time; a revoke in the first."""
     if deals < 1:
         raise SimulationError(f"--deals {deals} is not a count of deals: give 1 or more")
     first = rng.randrange(4)

@@ -122,7 +122,7 @@ class Scene:
     """Full-resolution frame, BGR uint8, before camera effects."""
     labels: list[IndexLabel] = field(default_factory=list)
     negatives: list[tuple[str, Box]] = field(default_factory=list)
-    """Boxes of things that are not a Sueca index: (kind, box) with kind distractor/back/pip/table."""
+    """Boxes of what is not a Sueca index: (kind, box), kind one of distractor/back/pip/table."""
     owner: np.ndarray | None = None
     index_px: float = 0.0
 
@@ -156,7 +156,8 @@ def compose_scene(rng: np.random.Generator, *, pack: Pack, distractor_pack: Pack
                   width: int, height: int, output_scale: float,
                   config: SceneConfig = SceneConfig(),
                   tables: TableImages | None = None) -> Scene:
-    """Draw one frame ``width`` x ``height``; ``output_scale`` = output px / frame px (labels' size)."""
+    """Draw one frame ``width`` x ``height``; labels are sized by ``output_scale`` (output px per
+    frame px)."""
     from scorekeeper.rules.cards import DECK
 
     n_up = _irange(rng, config.face_up)
@@ -264,7 +265,7 @@ Pose = tuple[float, float, float]
 
 def _layout(rng: np.random.Generator, n: int, camera: Camera,
             config: SceneConfig) -> tuple[list[Pose], list[Pose]]:
-    """Poses of ``n`` face-up cards: scattered ones and the turned trump, then the trick in play order."""
+    """Poses of ``n`` face-up cards: scattered ones, the turned trump, then the trick in order."""
     poses: list[Pose] = []
     trick: list[Pose] = []
     n_trick = min(n, int(rng.integers(1, 5))) if rng.random() < config.trick_probability else 0

@@ -151,7 +151,7 @@ def simulate_detections(
 
 
 def _same_record(made: Any, kept: Any) -> bool:
-    """Equal once both are read by the engine: a rule added since the clip was made takes its default."""
+    """Equal once both are read by the engine (a rule added since the clip takes its default)."""
     try:
         return bool(parse_record(made).to_json() == parse_record(kept).to_json())
     except ScorekeeperError:
@@ -172,7 +172,8 @@ def detections_for_truth(truth: dict[str, Any], *, box: str = "index") -> list[F
     frames, again = simulate_detections(seed, box=box, **options)
     if again["events"] != truth.get("events") or not _same_record(again["record"], truth.get("record")):
         raise SimulationError(
-            f"ground truth of seed {seed} differs from what this version simulates: re-run scorekeeper simulate"
+            f"ground truth of seed {seed} differs from what this version simulates: "
+            "re-run scorekeeper simulate"
         )
     return frames
 
@@ -289,8 +290,8 @@ def _stream(seed: int, purpose: str) -> random.Random:
 class TruthReader:
     """A perfect card reader for a simulated clip: frame ``i`` of the video reads as its truth.
 
-    Stands in for :class:`~scorekeeper.vision.reader.CardReader` where the question is the rest of the
-    pipeline (tracker, store, page), not the model: benchmarks use it as their baseline.
+    Stands in for :class:`~scorekeeper.vision.reader.CardReader` where the question is the rest of
+    the pipeline (tracker, store, page), not the model: benchmarks use it as their baseline.
     """
 
     def __init__(self, frames: list[FrameDetections]) -> None:

@@ -150,7 +150,7 @@ class Timeline:
         return self._scene(frame, alive)
 
     def scenes(self) -> Iterator[Scene]:
-        """Every frame in order; much faster than :meth:`scene` per frame (resting poses are reused)."""
+        """Every frame in order; much faster than :meth:`scene` for each (resting poses reused)."""
         order = sorted(range(len(self.tracks)), key=lambda i: self.tracks[i].start)
         pending = 0
         alive: list[int] = []

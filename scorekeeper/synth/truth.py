@@ -222,7 +222,7 @@ def _clockwise(shape: np.ndarray) -> np.ndarray:
 
 
 def _inside(points: np.ndarray, polygons: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """F x S: whether each point (F x S x 2) is inside any convex polygon of its frame (F x P x V x 2)."""
+    """F x S: is each point (F x S x 2) in any convex polygon of its frame (F x P x V x 2)?"""
     dx = points[:, :, None, None, 0] - polygons[:, None, :, :, 0]
     dy = points[:, :, None, None, 1] - polygons[:, None, :, :, 1]
     cross = edges[:, None, :, :, 0] * dy - edges[:, None, :, :, 1] * dx

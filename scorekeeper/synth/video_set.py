@@ -45,7 +45,8 @@ def build_video_set(options: VideoSetOptions, *, workers: int = 1) -> dict[str, 
     clash = [s for s in options.seeds if FIRST_MEASURED_SEED <= s < FIRST_MEASURED_SEED + 1000]
     if clash:
         raise SimulationError(
-            f"seeds {clash[0]}..{clash[-1]} are the tracker benchmark's: use seeds outside 7000-7999"
+            f"seeds {clash[0]}..{clash[-1]} are the tracker benchmark's: "
+            "use seeds outside 7000-7999"
         )
     if options.every < 1:
         raise SimulationError(f"--every {options.every} must be 1 or more")

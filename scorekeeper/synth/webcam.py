@@ -9,7 +9,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Camera:
-    """A camera looking at the table point (0, 0) from ``distance`` mm, ``tilt`` degrees off vertical."""
+    """A camera looking at the table's point (0, 0) from ``distance`` mm, ``tilt`` degrees off
+    vertical."""
 
     width: int
     height: int
@@ -21,7 +22,7 @@ class Camera:
     @classmethod
     def for_index_height(cls, *, width: int, height: int, hfov: float, tilt: float,
                          index_mm: float, index_px: float) -> Camera:
-        """A camera placed so that an index ``index_mm`` tall at the centre looks ``index_px`` tall."""
+        """A camera placed so that an index ``index_mm`` tall at the centre is ``index_px`` tall."""
         focal = width / 2 / np.tan(np.radians(hfov) / 2)
         return cls(width, height, float(focal), tilt, float(focal * index_mm / index_px))
 

@@ -266,7 +266,8 @@ def stream() -> Response:
 
 @bp.post("/api/tables/<table>/events")
 def push(table: str) -> Response:
-    """A table's push: ``{"events": [{"seq", "kind", "data", "at"}, ...]}`` answers ``{"acked": N}``."""
+    """A table's push, ``{"events": [{"seq", "kind", "data", "at"}, ...]}``, answered with
+    ``{"acked": N}``."""
     check_table_id(table)
     store = get_store()
     key = request.headers.get(KEY_HEADER)
@@ -317,7 +318,8 @@ def pair_round() -> Response:
 @bp.post("/api/tables/<table>/correction")
 @organiser
 def correct(table: str) -> Response:
-    """``{"match": 2, "record": {...}}``: the organiser's record replaces the table's for that match."""
+    """``{"match": 2, "record": {...}}``: the organiser's record replaces the table's for the
+    match."""
     data = body()
     if set(data) != {"match", "record"}:
         raise TournamentError('send {"match": 1, "record": {"deals": [...]}} (record null withdraws it)')

@@ -62,12 +62,12 @@ _PUSH_FIELDS = {"seq", "kind", "data", "at"}
 
 
 class PushError(TournamentError):
-    """A push that cannot be stored as sent: malformed, or a log that would not replay (HTTP 400)."""
+    """A push that cannot be stored as sent: malformed, or a log that does not replay (HTTP 400)."""
 
 
 class PushConflict(TournamentError):
-    """A push that does not continue the server's copy of the log (HTTP 409); ``acked`` says where it
-    is, None when the table's log differs from the copy (the pusher cannot fix that by resending)."""
+    """A push that does not continue the server's copy of the log (HTTP 409); ``acked`` says where
+    it is, None when the table's log differs from the copy (resending cannot fix that)."""
 
     def __init__(self, message: str, *, acked: int | None) -> None:
         super().__init__(message)
@@ -91,7 +91,8 @@ def migrate(conn: psycopg.Connection[Any]) -> list[str]:
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATION_LOCK,))
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_version ("
-            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied TIMESTAMPTZ NOT NULL DEFAULT now())"
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
+            " applied TIMESTAMPTZ NOT NULL DEFAULT now())"
         )
         row = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()
         current = int(row[0]) if row else 0
@@ -99,7 +100,8 @@ def migrate(conn: psycopg.Connection[Any]) -> list[str]:
         newest = shipped[-1][0] if shipped else 0
         if current > newest:
             raise TournamentError(
-                f"the database has schema {current}, this scorekeeper knows up to {newest}: upgrade scorekeeper"
+                f"the database has schema {current}, this scorekeeper knows up to {newest}: "
+                "upgrade scorekeeper"
             )
         for version, name, sql in shipped:
             if version > current:
@@ -123,7 +125,7 @@ class Summary:
 
 
 class TournamentStore:
-    """One tournament in a PostgreSQL database. Thread-safe; several processes may share the database."""
+    """One tournament in a PostgreSQL database. Thread-safe; several processes may share it."""
 
     def __init__(self, dsn: str, tournament: str = "torneio", *, pool_size: int = 8) -> None:
         self.dsn = dsn
@@ -139,7 +141,7 @@ class TournamentStore:
     def open(
         cls, dsn: str, tournament: str = "torneio", *, scoring: Scoring | None = None, pool_size: int = 8
     ) -> TournamentStore:
-        """Connect, apply missing migrations, create the tournament if it is new (and set its scoring)."""
+        """Connect, apply missing migrations, create the tournament if new (and set its scoring)."""
         store = cls(dsn, tournament, pool_size=pool_size)
         try:
             with psycopg.connect(dsn, connect_timeout=10) as conn:
@@ -160,7 +162,8 @@ class TournamentStore:
             )
             if scoring is not None:
                 conn.execute(
-                    "UPDATE tournaments SET win_points = %s, loss_points = %s WHERE tournament = %s",
+                    "UPDATE tournaments SET win_points = %s, loss_points = %s"
+                    " WHERE tournament = %s",
                     (scoring.win, scoring.loss, self.tournament),
                 )
 
@@ -179,7 +182,8 @@ class TournamentStore:
         key = secrets.token_urlsafe(24)
         with self.pool.connection() as conn:
             cursor = conn.execute(
-                "INSERT INTO tables (tournament, table_id, key_sha256) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                "INSERT INTO tables (tournament, table_id, key_sha256) VALUES (%s, %s, %s)"
+                " ON CONFLICT DO NOTHING",
                 (self.tournament, table_id, key_digest(key)),
             )
             if cursor.rowcount == 0:
@@ -189,7 +193,8 @@ class TournamentStore:
     def table_ids(self) -> list[str]:
         with self.pool.connection() as conn:
             rows = conn.execute(
-                "SELECT table_id FROM tables WHERE tournament = %s ORDER BY length(table_id), table_id",
+                "SELECT table_id FROM tables WHERE tournament = %s"
+                " ORDER BY length(table_id), table_id",
                 (self.tournament,),
             ).fetchall()
         return [row[0] for row in rows]
@@ -233,8 +238,9 @@ class TournamentStore:
                 if seq <= held:
                     if event_to_json(log[seq - 1].event) != event_to_json(event):
                         raise PushConflict(
-                            f"event {seq} differs from the one the server holds: this table's log was "
-                            "replaced; give the table a new name in the tournament", acked=None,
+                            f"event {seq} differs from the one the server holds: "
+                            "this table's log was replaced; "
+                            "give the table a new name in the tournament", acked=None,
                         )
                     continue
                 expected = held + len(new) + 1
@@ -250,7 +256,8 @@ class TournamentStore:
             try:
                 with conn.cursor() as cursor:
                     cursor.executemany(
-                        "INSERT INTO events (tournament, table_id, seq, kind, data, at) VALUES (%s, %s, %s, %s, %s, %s)",
+                        "INSERT INTO events (tournament, table_id, seq, kind, data, at)"
+                        " VALUES (%s, %s, %s, %s, %s, %s)",
                         [(self.tournament, table_id, s.seq, *_row(s)) for s in new],
                     )
             except psycopg.errors.DataError as error:  # a value PostgreSQL cannot store: the push's fault
@@ -269,7 +276,8 @@ class TournamentStore:
         with self._lock:
             known = self._logs.get(table_id, [])
         rows = conn.execute(
-            "SELECT seq, kind, data, at FROM events WHERE tournament = %s AND table_id = %s AND seq > %s ORDER BY seq",
+            "SELECT seq, kind, data, at FROM events"
+            " WHERE tournament = %s AND table_id = %s AND seq > %s ORDER BY seq",
             (self.tournament, table_id, len(known)),
         ).fetchall()
         if not rows:
@@ -295,7 +303,7 @@ class TournamentStore:
     # -- the organiser's corrections -------------------------------------------------------------
 
     def correct(self, table_id: str, match: int, record: Mapping[str, Any] | None) -> None:
-        """The organiser's record for match ``match`` of the table (None withdraws the correction)."""
+        """The organiser's record for the table's match ``match`` (None withdraws a correction)."""
         if isinstance(match, bool) or not isinstance(match, int) or match < 1:
             raise TournamentError(f"match {match!r} is not a match number counted from 1")
         if record is not None:
@@ -306,7 +314,8 @@ class TournamentStore:
             ).fetchone():
                 raise TournamentError(f"no table {table_id!r} in this tournament")
             conn.execute(
-                "INSERT INTO corrections (tournament, table_id, match, record) VALUES (%s, %s, %s, %s)",
+                "INSERT INTO corrections (tournament, table_id, match, record)"
+                " VALUES (%s, %s, %s, %s)",
                 (self.tournament, table_id, match, None if record is None else Jsonb(dict(record))),
             )
             conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice(self.tournament, table_id, 0)))
@@ -322,7 +331,7 @@ class TournamentStore:
         return {(table, match): record for table, match, record in rows}
 
     def match_record(self, table_id: str, match: int) -> dict[str, Any] | None:
-        """The record of the table's match ``match``: the organiser's correction if any, else the table's."""
+        """The record of the table's match ``match``: the organiser's correction, else its own."""
         corrected = self.corrections().get((table_id, match))
         if corrected is not None:
             return corrected
@@ -361,7 +370,8 @@ class TournamentStore:
         """Every game of every round, with the result its table's log (or the organiser) gives."""
         with self.pool.connection() as conn:
             rows = conn.execute(
-                "SELECT round, table_id, match, nos, eles FROM pairings WHERE tournament = %s ORDER BY round, place",
+                "SELECT round, table_id, match, nos, eles FROM pairings WHERE tournament = %s"
+                " ORDER BY round, place",
                 (self.tournament,),
             ).fetchall()
         corrections = self.corrections()
@@ -392,7 +402,7 @@ class TournamentStore:
         return standings(self.games(), self.teams(), self.scoring())
 
     def pair_next_round(self) -> list[Game]:
-        """Pair the next round by the standings (no repeat opponents) onto the tables, in table order."""
+        """Pair the next round by the standings (no repeat opponents) onto the tables in order."""
         with self.pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"pairing/{self.tournament}",))
             games = self.games()
@@ -400,7 +410,8 @@ class TournamentStore:
             if unfinished:
                 first = unfinished[0]
                 raise TournamentError(
-                    f"round {first.round} is still being played ({first.table}: {first.nos} – {first.eles}): "
+                    f"round {first.round} is still being played "
+                    f"({first.table}: {first.nos} – {first.eles}): "
                     "pair the next round when every game is won"
                 )
             teams = self.teams()
@@ -413,7 +424,8 @@ class TournamentStore:
             tables = self.table_ids()
             if len(tables) < len(pairs):
                 raise TournamentError(
-                    f"{len(pairs)} games need {len(pairs)} tables, the tournament has {len(tables)}: add tables"
+                    f"{len(pairs)} games need {len(pairs)} tables, "
+                    f"the tournament has {len(tables)}: add tables"
                 )
             round_number = max((g.round for g in games), default=0) + 1
             rows: list[tuple[Any, ...]] = []
@@ -448,7 +460,7 @@ class TournamentStore:
         return {t: {"round": r, "match": m, "nos": nos, "eles": eles} for t, r, m, nos, eles in rows}
 
     def summary(self, table_id: str, seated: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
-        """The table's live state, shortened for the organiser's page; ``seated`` from :meth:`seated`."""
+        """The table's live state in short, for the organiser's page; ``seated``: :meth:`seated`."""
         state = self.state(table_id)
         current = state["current"]
         return {
@@ -475,7 +487,8 @@ class TournamentStore:
 
 
 def parse_push(items: Any) -> list[tuple[int, datetime, Any]]:
-    """The events of a push body's ``events`` list, checked one by one (one line naming the first fault)."""
+    """The events of a push body's ``events`` list, checked one by one (one line names the first
+    fault)."""
     if not isinstance(items, list) or not items:
         raise PushError('"events" must be a non-empty list of {"seq", "kind", "data", "at"} objects')
     if len(items) > MAX_BATCH:

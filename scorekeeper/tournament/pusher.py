@@ -1,4 +1,4 @@
-"""A table's pusher: sends its SQLite log to the tournament server, in seq order, until it is all there.
+"""A table's pusher: sends its SQLite log to the tournament server in seq order, until all is there.
 
 The table's own store stays the truth; the pusher only reads it. It asks the server which seq it
 holds (``acked``), sends what follows in batches, and moves on by the server's answer, so a push
@@ -109,7 +109,7 @@ class Pusher:
             self._thread.join(timeout=self.timeout + 1)
 
     def wait_caught_up(self, timeout: float) -> bool:
-        """Wait until the server holds the whole log (as it is now); False when ``timeout`` ran out."""
+        """Wait until the server holds the whole log (as it is now); False when time ran out."""
         target = self.store.last_seq(self.table_id)
         with self._caught_up:
             return self._caught_up.wait_for(
@@ -137,7 +137,7 @@ class Pusher:
                 self._wake.clear()
 
     def push_once(self) -> bool:
-        """Send the next batch; True while more is waiting. Raises on any failure (the loop backs off)."""
+        """Send the next batch; True while more waits. Raises on a failure (the loop backs off)."""
         if self.status.acked is None:
             self._set_acked(self._request("GET", f"{self._table_url}/ack")["acked"])
         acked = self.status.acked or 0

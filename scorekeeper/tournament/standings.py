@@ -125,7 +125,8 @@ def pair_round(
         if pairs is not None:
             return pairs, bye
     raise TournamentError(
-        f"no pairing of these {len(ranked)} teams avoids a repeat opponent: the tournament has run its rounds"
+        f"no pairing of these {len(ranked)} teams avoids a repeat opponent: "
+        "the tournament has run its rounds"
     )
 
 

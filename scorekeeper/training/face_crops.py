@@ -99,7 +99,7 @@ def table_patch(rng: np.random.Generator) -> np.ndarray:
 
 def face_context_crops(packs: Iterable[_Pack], *, per_index: int, seed: int = 0,
                        labels: Iterable[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``per_index`` turned crops of every index of every face in ``packs`` (N x 96 x 96 x 3 BGR)."""
+    """``per_index`` turned crops of each index of each face in ``packs`` (N x 96 x 96 x 3 BGR)."""
     rng = np.random.default_rng(seed)
     wanted = set(labels) if labels is not None else None
     crops: list[np.ndarray] = []

@@ -16,8 +16,11 @@ END = "<!-- figures:end -->"
 
 def figures_markdown(metrics: dict[str, Any]) -> str:
     lines = [
-        ("| set | detector size | stage 1 index AP50 | index recall / precision | stage 2 top-1 (top-3) "
-        "| 8/9/10 called not_a_card | card precision | card recall | recall \u2665 / \u2660 / \u2666 / \u2663 |"),
+        (
+            "| set | detector size | stage 1 index AP50 | index recall / precision "
+            "| stage 2 top-1 (top-3) | 8/9/10 called not_a_card | card precision | card recall "
+            "| recall \u2665 / \u2660 / \u2666 / \u2663 |"
+        ),
         "|---|---|---|---|---|---|---|---|---|",
     ]
     rows: list[tuple[str, str, dict[str, Any]]] = []
@@ -34,7 +37,8 @@ def figures_markdown(metrics: dict[str, Any]) -> str:
         suits = cards.get("suit_recall")
         by_suit = " / ".join(str(round(suits[s], 2)) for s in ("H", "S", "D", "C")) if suits else "-"
         lines.append(
-            f"| {name} | {size} | {s1['index_ap50']} | {s1['index_recall']} / {s1['index_precision']} "
+            f"| {name} | {size} | {s1['index_ap50']} "
+            f"| {s1['index_recall']} / {s1['index_precision']} "
             f"| {s2.get('top1')} ({s2.get('top3')}) | {s2.get('non_sueca_rejected', '-')} "
             f"| {cards['card_precision']} | {cards['card_recall']} | {by_suit} |"
         )
@@ -58,7 +62,7 @@ def figures_markdown(metrics: dict[str, Any]) -> str:
 
 
 def update_model_card(readme: Path, metrics: dict[str, Any]) -> None:
-    """Replace the generated figures in ``readme`` (appended at the end when the markers are absent)."""
+    """Replace the generated figures in ``readme`` (appended at the end when it has no markers)."""
     block = f"{START}\n{figures_markdown(metrics)}\n{END}"
     text = readme.read_text(encoding="utf-8") if readme.is_file() else "# Card reader models\n"
     if START in text and END in text:

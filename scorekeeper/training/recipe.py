@@ -1,4 +1,4 @@
-"""The whole card-reader recipe behind ``scorekeeper train``: data, both stages, export, measure, card.
+"""The card-reader recipe behind ``scorekeeper train``: data, both stages, export, measure, card.
 
 Steps (each can be run alone with ``--steps``):
 
@@ -155,7 +155,9 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS,
             )
         tiles = recipe.data.parent / (recipe.data.name + "-tiles")
         if not (tiles / "images").is_dir():
-            log(f"tiles: {write_tiles(recipe.detection_set, tiles, tile=recipe.detector.imgsz, seed=recipe.seed)}")
+            written = write_tiles(recipe.detection_set, tiles, tile=recipe.detector.imgsz,
+                                  seed=recipe.seed)
+            log(f"tiles: {written}")
         extra_tiles = None
         if recipe.video is not None:
             video_tiles = recipe.video / "detector-tiles"
@@ -210,7 +212,8 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS,
 
 
 def export_model(recipe: Recipe, log: Log = print) -> None:
-    """Best weights of both runs to ONNX + ``reader.json`` + stripped checkpoints in the model folder."""
+    """Both runs' best weights to ONNX, ``reader.json`` and stripped checkpoints in the model
+    folder."""
     from scorekeeper.training.classifier import export_classifier
     from scorekeeper.training.detector import export_detector, strip_checkpoint
     from scorekeeper.vision.reader import CLASSIFIER_CLASSES

@@ -59,7 +59,8 @@ def fit_temperature(log_probs: np.ndarray, labels: np.ndarray,
 def pick_thresholds(rows: Sequence[dict[str, Any]], *, min_precision: float = MIN_PRECISION) -> dict[str, Any]:
     """The row (one per threshold pair) with the highest recall at ``min_precision``, else best F1.
 
-    >>> rows = [{"card_precision": 0.99, "card_recall": 0.5}, {"card_precision": 0.96, "card_recall": 0.7},
+    >>> rows = [{"card_precision": 0.99, "card_recall": 0.5},
+    ...         {"card_precision": 0.96, "card_recall": 0.7},
     ...         {"card_precision": 0.9, "card_recall": 0.9}]
     >>> pick_thresholds(rows)["card_recall"]
     0.7

@@ -21,7 +21,8 @@ PINS = "scorekeeper.pins"
 PIN_CHECK = "scorekeeper.pin_check"
 
 _SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS pin_failures (address TEXT PRIMARY KEY, score REAL NOT NULL, at REAL NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS pin_failures"
+    " (address TEXT PRIMARY KEY, score REAL NOT NULL, at REAL NOT NULL)",
     "CREATE TABLE IF NOT EXISTS pin_trusted (address TEXT PRIMARY KEY, at REAL NOT NULL)",
 )
 _STRANGERS = "*strangers*"
@@ -52,7 +53,7 @@ def client_key(address: str) -> str:
 
 
 class PinGuard:
-    """Wrong PINs lock a guesser out; missing PINs (a page elsewhere posting blind) count for nothing.
+    """Wrong PINs lock a guesser out; missing PINs (a page elsewhere posting blind) do not count.
 
     Each wrong PIN adds one to its address's count, and counts decay by one every ``lockout``
     seconds, so an address gets ``tries`` guesses and then one every ``lockout`` seconds. All the
@@ -136,7 +137,7 @@ class PinGuard:
             )
 
     def remembered(self) -> int:
-        """How many addresses the guard keeps a count for (it never grows past ``max_addresses``)."""
+        """How many addresses the guard keeps a count for (never more than ``max_addresses``)."""
         with self._lock:
             count: int = self._conn.execute(
                 "SELECT COUNT(*) FROM pin_failures WHERE address != ?", (_STRANGERS,)

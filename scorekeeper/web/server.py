@@ -6,8 +6,8 @@ requests on one event loop, so a connection that never finishes its headers cost
 thread, and is closed after ``channel_timeout``; it caps open connections; it is pure Python (no
 compiler on the café's laptop) and speaks plain WSGI, so the Flask app is unchanged. Each open event
 stream holds one of its worker threads, so the pool grows by one thread per open stream and shrinks
-when it closes (an ended thread gives its stack back, a parked one would not), up to ``max_streams``;
-the hub refuses streams beyond that (the page then polls).
+when it closes (an ended thread gives its stack back, a parked one would not), up to
+``max_streams``; the hub refuses streams beyond that (the page then polls).
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ class ServeError(ScorekeeperError):
 
 @dataclass(frozen=True)
 class ServerLimits:
-    """How much one client may hold; each knob trades a hostile client's reach for a slow phone's."""
+    """How much one client may hold; each knob trades a hostile client's reach for a slow
+    phone's."""
 
     channel_timeout: int = 20
     """Seconds a connection may sit idle (or dribble its headers) before it is closed; raising it
@@ -98,8 +99,8 @@ def listen(host: str, port: int) -> socket.socket:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
     except (socket.gaierror, UnicodeError):
         raise ServeError(
-            f"--host {host!r} is not an address: use 0.0.0.0 (every network), 127.0.0.1 (this machine) "
-            "or one of this machine's addresses"
+            f"--host {host!r} is not an address: use 0.0.0.0 (every network), "
+            "127.0.0.1 (this machine) or one of this machine's addresses"
         ) from None
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
@@ -110,7 +111,8 @@ def listen(host: str, port: int) -> socket.socket:
         sock.close()
         if error.errno == errno.EADDRNOTAVAIL:
             raise ServeError(
-                f"--host {host}: not an address of this machine: use 0.0.0.0 (every network) or 127.0.0.1"
+                f"--host {host}: not an address of this machine: "
+                "use 0.0.0.0 (every network) or 127.0.0.1"
             ) from None
         raise ServeError(f"cannot listen on {host}:{port}: {error.strerror}: choose another --port") from None
     return sock

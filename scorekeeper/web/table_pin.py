@@ -1,8 +1,8 @@
 """The table PIN, kept across restarts as a salted scrypt hash in the store's file.
 
-``serve``, ``run`` and ``demo`` call :func:`resolve_pin` at start: ``--pin`` sets the PIN, ``--new-pin``
-draws a new one, neither keeps the stored one (or draws one the first time). Only the hash is
-written; the PIN itself is printed when it is set or drawn, and never again.
+``serve``, ``run`` and ``demo`` call :func:`resolve_pin` at start: ``--pin`` sets the PIN,
+``--new-pin`` draws a new one, neither keeps the stored one (or draws one the first time). Only the
+hash is written; the PIN itself is printed when it is set or drawn, and never again.
 """
 
 from __future__ import annotations
@@ -21,7 +21,10 @@ from scorekeeper.errors import ScorekeeperError
 
 PIN_PATTERN = re.compile(r"\d{4,12}")
 _SCRYPT = {"n": 1 << 14, "r": 8, "p": 1}  # ~16 MiB and tens of ms a check: slow for a guesser
-_TABLE = "CREATE TABLE IF NOT EXISTS table_pin (id INTEGER PRIMARY KEY CHECK (id = 1), salt BLOB, hash BLOB)"
+_TABLE = (
+    "CREATE TABLE IF NOT EXISTS table_pin"
+    " (id INTEGER PRIMARY KEY CHECK (id = 1), salt BLOB, hash BLOB)"
+)
 
 
 class PinError(ScorekeeperError):
