@@ -95,7 +95,7 @@ def test_seats_sit_counter_clockwise_from_the_bottom_by_default() -> None:
 def test_bad_options_are_one_line_errors() -> None:
     for options in ({"deals": 0}, {"seat0": "middle"}, {"fps": 0}, {"camera": "fisheye"}):
         with pytest.raises(SimulationError) as caught:
-            simulate(1, **options)  # type: ignore[arg-type]
+            simulate(1, **options)
         assert "\n" not in str(caught.value)
 
 

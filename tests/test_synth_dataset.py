@@ -12,6 +12,7 @@ from scorekeeper.cli import main
 from scorekeeper.rules.cards import DECK
 from scorekeeper.synth.contact_sheet import read_names
 from scorekeeper.synth.dataset import CROP_CLASSES, BuildOptions, build_dataset
+from tests.images import read_image
 
 TINY = ["--imgsz", "128", "--render-scale", "1.5", "--workers", "1", "--quiet"]
 
@@ -40,13 +41,13 @@ def test_build_writes_yolo_layout_with_classes_in_deck_order(tmp_path: Path) -> 
         cls, *xywh = line.split()
         assert 0 <= int(cls) < 40
         assert all(0 <= float(v) <= 1 for v in xywh)
-    image = cv2.imread(str(next((root / "images" / "train").glob("*.jpg"))))
+    image = read_image(next((root / "images" / "train").glob("*.jpg")))
     assert image.shape[1] == 128
     # Crops: 41 class folders named by notation, 48x64 pictures in those that have any.
     assert CROP_CLASSES[:40] == tuple(card.notation for card in DECK)
     assert {p.name for p in (root / "crops" / "train").iterdir()} == set(CROP_CLASSES)
     crops = list((root / "crops").rglob("*.jpg"))
-    assert crops and cv2.imread(str(crops[0])).shape == (64, 48, 3)
+    assert crops and read_image(crops[0]).shape == (64, 48, 3)
 
 
 def test_single_class_variant_labels_every_index_as_class_zero(tmp_path: Path) -> None:

@@ -12,8 +12,10 @@ from scorekeeper.synth.plan import SimulationError
 from scorekeeper.synth.simulate import simulate
 from scorekeeper.synth.truth import detection_stream, index_boxes
 from scorekeeper.synth.video_set import VideoSetOptions, build_video_set
-from scorekeeper.training.negatives import NOT_A_CARD_CLASS, mine_negatives
+from scorekeeper.training.face_crops import NOT_A_CARD_CLASS
+from scorekeeper.training.negatives import mine_negatives
 from scorekeeper.vision.evaluate import read_yolo_labels
+from tests.images import read_image
 
 
 @pytest.fixture(scope="module")
@@ -48,10 +50,9 @@ def test_the_video_set_writes_frames_and_labels_of_the_deal(tmp_path: Path) -> N
     images = sorted((tmp_path / "frames" / "images" / "train").glob("*.jpg"))
     small = sorted((tmp_path / "detector" / "images" / "train").glob("*.jpg"))
     assert summary["frames"] == len(images) == len(small) > 3
-    import cv2
 
-    assert cv2.imread(str(images[0])).shape == (720, 1280, 3)
-    assert cv2.imread(str(small[0])).shape == (360, 640, 3)
+    assert read_image(images[0]).shape == (720, 1280, 3)
+    assert read_image(small[0]).shape == (360, 640, 3)
     played = {card.notation for deal in simulate(9101).plans for trick in deal.tricks for card in trick.cards}
     labelled = set()
     for label in (tmp_path / "frames" / "labels" / "train").glob("*.txt"):
@@ -107,7 +108,9 @@ def test_the_recipe_adds_hard_negatives_only_with_a_detector_to_mine_with(tmp_pa
     assert _with_negatives(faces, bare) is faces
     shipped = Recipe(data=tmp_path, runs=tmp_path, model_dir=shipped_models_dir() / DEFAULT_MODEL,
                      video=tmp_path / "video")
-    crops, labels = _with_negatives(faces, shipped, log=lambda line: None)
+    mined = _with_negatives(faces, shipped, log=lambda line: None)
+    assert mined is not None
+    crops, labels = mined
     assert labels[:2].tolist() == [0, 5] and len(crops) == len(labels)
     assert set(labels[2:].tolist()) <= {NOT_A_CARD_CLASS}
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from waitress.server import BaseWSGIServer, create_server
 
 from scorekeeper.rules import next_seat, random_legal_deal, replay_record
 from scorekeeper.store import CardPlayed, DealStarted, RulesChanged, Store, TrickGathered
@@ -16,15 +17,22 @@ PIN = "1357"
 ORGANISER = {"X-Scorekeeper-Pin": PIN}
 
 
+def loopback_server(app: Flask, *, port: int = 0, threads: int) -> tuple[BaseWSGIServer, int]:
+    """A waitress server for ``app`` on 127.0.0.1 (not running yet) and the port it bound."""
+    server = create_server(app, host="127.0.0.1", port=port, threads=threads)
+    assert isinstance(server, BaseWSGIServer)  # one address, so one server
+    # types-waitress leaves out effective_port, which BaseWSGIServer.__init__ sets.
+    bound: int = server.effective_port  # type: ignore[attr-defined]
+    return server, bound
+
+
 class Served:
     """A tournament app served by waitress on a loopback port, in a thread."""
 
     def __init__(self, app: Flask) -> None:
-        from waitress.server import create_server
-
         self.app = app
-        self.server = create_server(app, host="127.0.0.1", port=0, threads=8)
-        self.url = f"http://127.0.0.1:{self.server.effective_port}"
+        self.server, port = loopback_server(app, threads=8)
+        self.url = f"http://127.0.0.1:{port}"
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
 
