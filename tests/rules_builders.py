@@ -15,7 +15,7 @@ def record(*deals: dict, **rules: object) -> dict:
     return {"rules": dict(rules), "deals": list(deals)}
 
 
-def deal_json(dealer: int, turned: Card | str, plays: list[Card] | str) -> dict:
+def deal_json(dealer: int, turned: Card | str, plays: list[Card] | list[str] | str) -> dict:
     if isinstance(plays, str):
         plays = cards(plays)
     return {"dealer": dealer, "trump": str(turned), "plays": [str(c) for c in plays]}
@@ -77,7 +77,7 @@ def deal_with_revoke(seed: int, *, dealer: int = 0) -> tuple[dict, dict]:
         led = deal.current_trick.led
         offsuit = [c for c in hand if led is not None and c.suit is not led and c != turned]
         following = [c for c in hand if led is not None and c.suit is led]
-        if expected is None and following and offsuit and rng.random() < 0.3:
+        if led is not None and expected is None and following and offsuit and rng.random() < 0.3:
             card = rng.choice(offsuit)
             expected = {"seat": seat, "trick": deal.trick_number, "card": str(card), "led": led.value}
         else:
