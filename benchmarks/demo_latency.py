@@ -49,23 +49,37 @@ def watch(port: int, seen: list[tuple[float, list[str]]], stop: threading.Event)
         elif text == "" and data:
             state = json.loads(data)
             current = state.get("current") or {}
-            plays = [c for t in current.get("tricks", []) for c in t["cards"]] + current.get("table", {}).get("cards", [])
+            plays = [c for t in current.get("tricks", []) for c in t["cards"]] + current.get(
+                "table", {}
+            ).get("cards", [])
             seen.append((time.monotonic(), plays))
             data = None
     conn.close()
 
 
-def measure(reader_name: str, reader_factory: ReaderFactory, truth: dict[str, Any],
-            video: Path) -> dict[str, Any]:
+def measure(
+    reader_name: str, reader_factory: ReaderFactory, truth: dict[str, Any], video: Path
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as scratch:
         session = TableSession(
-            source=str(video), database=str(Path(scratch) / "bench.db"), table_id="mesa",
-            reader_factory=reader_factory, rules=Rules.from_json(truth["record"]["rules"]),
-            geometry=TableGeometry.from_json(truth["geometry"]), realtime=True, warn=lambda line: None,
+            source=str(video),
+            database=str(Path(scratch) / "bench.db"),
+            table_id="mesa",
+            reader_factory=reader_factory,
+            rules=Rules.from_json(truth["record"]["rules"]),
+            geometry=TableGeometry.from_json(truth["geometry"]),
+            realtime=True,
+            warn=lambda line: None,
         )
         store = session.open_store()
-        app = create_app({"DATABASE": session.database, "PIN": "0000", "DEFAULT_TABLE": "mesa",
-                          "LIVE_STATUS": session.status.snapshot})
+        app = create_app(
+            {
+                "DATABASE": session.database,
+                "PIN": "0000",
+                "DEFAULT_TABLE": "mesa",
+                "LIVE_STATUS": session.status.snapshot,
+            }
+        )
         session.status.set_listener(lambda: notify_live(app))
         page = make_page_server(app, "127.0.0.1", 0)
         page.start_in_background()
@@ -109,7 +123,9 @@ def measure(reader_name: str, reader_factory: ReaderFactory, truth: dict[str, An
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--truth", action="store_true", help="only the perfect-reader baseline")
     parser.add_argument("--model", help="card reader model folder or name")
     args = parser.parse_args()

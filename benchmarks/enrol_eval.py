@@ -44,35 +44,57 @@ def measure_capture(deck: Path, *, photos: int = 8, per_photo: int = 5) -> dict[
     found = right = doubtful = doubtful_wrong = 0
     began = time.perf_counter()
     for i in range(photos):
-        batch = labels[i * per_photo:(i + 1) * per_photo]
-        photo, placed = table_photo(batch, pack=pack, seed=100 + i, kind=("wood", "felt", "cloth")[i % 3])
+        batch = labels[i * per_photo : (i + 1) * per_photo]
+        photo, placed = table_photo(
+            batch, pack=pack, seed=100 + i, kind=("wood", "felt", "cloth")[i % 3]
+        )
         for outline, face in flat_faces(photo):
             centre = np.asarray(outline.center)
-            truth = min(placed, key=lambda p: float(np.linalg.norm(p.corners.mean(axis=0) - centre)))
+            truth = min(
+                placed, key=lambda p: float(np.linalg.norm(p.corners.mean(axis=0) - centre))
+            )
             reading = read_face(reader, face)
             found += 1
             right += reading.card.notation == truth.label
             doubtful += reading.doubtful
             doubtful_wrong += reading.doubtful and reading.card.notation != truth.label
-    return {"cards": photos * per_photo, "outlines_found": found, "named_right": right,
-            "doubtful": doubtful, "wrong_and_not_doubtful": found - right - doubtful_wrong,
-            "seconds": round(time.perf_counter() - began, 1)}
+    return {
+        "cards": photos * per_photo,
+        "outlines_found": found,
+        "named_right": right,
+        "doubtful": doubtful,
+        "wrong_and_not_doubtful": found - right - doubtful_wrong,
+        "seconds": round(time.perf_counter() - began, 1),
+    }
 
 
 def measure_adapt(deck: Path, *, minutes: float, scenes: int, heldback: int) -> dict[str, object]:
     from scorekeeper.training.adapt import AdaptPlan, adapt
     from scorekeeper.vision.registry import find_model
 
-    plan = AdaptPlan(deck=deck, name="photo-deck-mit", base=find_model(None), scenes=scenes,
-                     heldback=heldback, minutes=minutes)
+    plan = AdaptPlan(
+        deck=deck,
+        name="photo-deck-mit",
+        base=find_model(None),
+        scenes=scenes,
+        heldback=heldback,
+        minutes=minutes,
+    )
     result = adapt(plan, log=lambda line: None)
-    return {"before": result.before, "after": result.after, "made_default": result.better,
-            "minutes": result.minutes, "line": result.line()}
+    return {
+        "before": result.before,
+        "after": result.after,
+        "made_default": result.better,
+        "minutes": result.minutes,
+        "line": result.line(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--deck", type=Path, default=DECK, help="face pack to treat as the café's deck")
+    parser.add_argument(
+        "--deck", type=Path, default=DECK, help="face pack to treat as the café's deck"
+    )
     parser.add_argument("--minutes", type=float, default=8.0, help="fine-tuning budget (8)")
     parser.add_argument("--scenes", type=int, default=400)
     parser.add_argument("--heldback", type=int, default=100)
@@ -89,8 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.json:
             print(f"capture: {figures['capture']}", flush=True)
         if not args.skip_adapt:
-            figures["adapt"] = measure_adapt(args.deck, minutes=args.minutes, scenes=args.scenes,
-                                             heldback=args.heldback)
+            figures["adapt"] = measure_adapt(
+                args.deck, minutes=args.minutes, scenes=args.scenes, heldback=args.heldback
+            )
             if not args.json:
                 print(f"adapt: {figures['adapt']}")
     if args.json:

@@ -61,7 +61,9 @@ def get_ms(url: str) -> float:
 
 def post(url: str, path: str, body: dict[str, object]) -> None:
     request = urllib.request.Request(
-        url + path, data=json.dumps(body).encode(), method="POST",
+        url + path,
+        data=json.dumps(body).encode(),
+        method="POST",
         headers={"Content-Type": "application/json", "X-Scorekeeper-Pin": PIN},
     )
     with urllib.request.urlopen(request, timeout=10) as response:
@@ -104,9 +106,25 @@ def main() -> int:
         resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, wanted), hard))
     with tempfile.TemporaryDirectory(prefix="server-load-") as folder:
         server = subprocess.Popen(
-            [sys.executable, "-m", "scorekeeper", "serve", "--host", "127.0.0.1", "--port", "0",
-             "--db", str(Path(folder) / "load.db"), "--pin", PIN, "--no-qr"],
-            stdout=subprocess.PIPE, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+            [
+                sys.executable,
+                "-m",
+                "scorekeeper",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--db",
+                str(Path(folder) / "load.db"),
+                "--pin",
+                PIN,
+                "--no-qr",
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
         assert server.stdout is not None
         url = ""
@@ -125,20 +143,30 @@ def main() -> int:
                 idle_sockets.append(conn)
             time.sleep(0.5)
             slowest = max(get_ms(url) for _ in range(15))
-            print(f"GET /api/state with {args.half_open} half-open connections: median {median_get(url):.1f} ms, "
-                  f"slowest of 15 {slowest:.1f} ms (target < 1000)", flush=True)
+            print(
+                f"GET /api/state with {args.half_open} half-open connections: median {median_get(url):.1f} ms, "
+                f"slowest of 15 {slowest:.1f} ms (target < 1000)",
+                flush=True,
+            )
             for conn in idle_sockets:
                 conn.close()
 
             time.sleep(1)
             start_rss = rss_mib(server.pid)
             with socket.create_connection(("127.0.0.1", port), timeout=10) as phone:  # warm up: one
-                phone.sendall(b"GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # phone follows
-                writes(url, args.writes, random.Random(7))  # a game, so the caches hold what play fills
+                phone.sendall(
+                    b"GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                )  # phone follows
+                writes(
+                    url, args.writes, random.Random(7)
+                )  # a game, so the caches hold what play fills
             time.sleep(1)
             idle = rss_mib(server.pid)
-            print(f"memory at start: {start_rss:.1f} MiB; after {args.writes} writes with one phone "
-                  "following (the idle size used below):", flush=True)
+            print(
+                f"memory at start: {start_rss:.1f} MiB; after {args.writes} writes with one phone "
+                "following (the idle size used below):",
+                flush=True,
+            )
             threads_idle = threads(server.pid)
             print(f"memory idle: {idle:.1f} MiB ({threads(server.pid)} threads)", flush=True)
             streams = []
@@ -153,8 +181,11 @@ def main() -> int:
             written = writes(url, args.writes, random.Random(8))
             spent = time.perf_counter() - began
             peak = rss_mib(server.pid)
-            print(f"memory with {args.streams} streams that never read, after {written} writes "
-                  f"({spent / written * 1000:.1f} ms each): {peak:.1f} MiB ({threads(server.pid)} threads)", flush=True)
+            print(
+                f"memory with {args.streams} streams that never read, after {written} writes "
+                f"({spent / written * 1000:.1f} ms each): {peak:.1f} MiB ({threads(server.pid)} threads)",
+                flush=True,
+            )
             for conn in streams:
                 conn.close()
             time.sleep(1)
@@ -165,8 +196,10 @@ def main() -> int:
                 time.sleep(0.5)
             time.sleep(1)
             after = rss_mib(server.pid)
-            print(f"memory after they hang up: {after:.1f} MiB ({threads(server.pid)} threads) = "
-                  f"{after / idle:.2f} x idle (target <= 1.20)")
+            print(
+                f"memory after they hang up: {after:.1f} MiB ({threads(server.pid)} threads) = "
+                f"{after / idle:.2f} x idle (target <= 1.20)"
+            )
         finally:
             server.send_signal(signal.SIGINT)
             try:

@@ -49,7 +49,9 @@ def free_port() -> int:
 
 def post(base: str, path: str, body: dict[str, object]) -> dict[str, object]:
     request = urllib.request.Request(
-        base + path, data=json.dumps(body).encode(), method="POST",
+        base + path,
+        data=json.dumps(body).encode(),
+        method="POST",
         headers={"Content-Type": "application/json", "X-Scorekeeper-Pin": PIN},
     )
     with urllib.request.urlopen(request, timeout=10) as response:
@@ -68,7 +70,9 @@ class Stream:
 
     def __init__(self, port: int) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port))
-        self.sock.sendall(b"GET /api/stream HTTP/1.0\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+        self.sock.sendall(
+            b"GET /api/stream HTTP/1.0\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+        )
         self.sock.setblocking(False)
         self.tail = b""
         self.seen: set[int] = set()
@@ -105,9 +109,24 @@ def main() -> int:
     db = os.path.join(workdir, "load.db")
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "scorekeeper", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--db", db, "--pin", PIN, "--no-qr"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "scorekeeper",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--db",
+            db,
+            "--pin",
+            PIN,
+            "--no-qr",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     base = f"http://127.0.0.1:{port}"
@@ -126,8 +145,10 @@ def main() -> int:
         assets = [fetch(base + "/static/" + name) for name in ("app.css", "app.js")]
         total = len(html) + sum(map(len, assets))
         zipped = len(gzip.compress(html)) + sum(len(gzip.compress(a)) for a in assets)
-        print(f"page transfer: {total / 1024:.1f} KiB (HTML {len(html) / 1024:.1f} + CSS {len(assets[0]) / 1024:.1f} "
-              f"+ JS {len(assets[1]) / 1024:.1f}), {zipped / 1024:.1f} KiB if gzipped; no other request")
+        print(
+            f"page transfer: {total / 1024:.1f} KiB (HTML {len(html) / 1024:.1f} + CSS {len(assets[0]) / 1024:.1f} "
+            f"+ JS {len(assets[1]) / 1024:.1f}), {zipped / 1024:.1f} KiB if gzipped; no other request"
+        )
 
         turned, plays, _ = random_legal_deal(random.Random(7), dealer=0)
         post(base, "/api/deal", {"dealer": 0, "turned": turned.notation})
@@ -166,7 +187,9 @@ def main() -> int:
                 seq = tracker.append("mesa", CardPlayed(card))[-1].seq
             arrived: dict[int, float] = {}
 
-            def everyone(arrived: dict[int, float] = arrived, seq: int = seq, began: float = began) -> bool:
+            def everyone(
+                arrived: dict[int, float] = arrived, seq: int = seq, began: float = began
+            ) -> bool:
                 now = time.monotonic()
                 for index, stream in enumerate(streams):
                     if index not in arrived and seq in stream.seen:
@@ -179,14 +202,23 @@ def main() -> int:
             time.sleep(0.2)
 
         everything = delays["api"] + delays["db"]
-        for label, values in (("write via the API", delays["api"]), ("write by another process", delays["db"]),
-                              ("all", everything)):
+        for label, values in (
+            ("write via the API", delays["api"]),
+            ("write by another process", delays["db"]),
+            ("all", everything),
+        ):
             if values:
-                print(f"{label:>25}: p50 {percentile(values, 0.5) * 1000:6.1f} ms   p99 "
-                      f"{percentile(values, 0.99) * 1000:6.1f} ms   max {max(values) * 1000:6.1f} ms   "
-                      f"({len(values)} deliveries)")
+                print(
+                    f"{label:>25}: p50 {percentile(values, 0.5) * 1000:6.1f} ms   p99 "
+                    f"{percentile(values, 0.99) * 1000:6.1f} ms   max {max(values) * 1000:6.1f} ms   "
+                    f"({len(values)} deliveries)"
+                )
         print(f"deliveries later than 1 s or missing: {missed}")
-        print(f"clients {clients}, rounds {rounds}, mean {statistics.fmean(everything) * 1000:.1f} ms" if everything else "")
+        print(
+            f"clients {clients}, rounds {rounds}, mean {statistics.fmean(everything) * 1000:.1f} ms"
+            if everything
+            else ""
+        )
         return 0 if missed == 0 and connected == clients else 1
     finally:
         for stream in streams:

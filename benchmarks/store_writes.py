@@ -35,7 +35,9 @@ PIN = "8080"
 
 def deal_events(rng: random.Random, dealer: int) -> tuple[DealStarted, list[CardPlayed]]:
     turned, plays, _ = random_legal_deal(rng, dealer=dealer)
-    return DealStarted(dealer=dealer, turned=turned.notation), [CardPlayed(card.notation) for card in plays]
+    return DealStarted(dealer=dealer, turned=turned.notation), [
+        CardPlayed(card.notation) for card in plays
+    ]
 
 
 def grow(store: Store, table: str, events: int, rng: random.Random) -> int:
@@ -62,7 +64,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", type=int, default=100)
     parser.add_argument("--large", type=int, default=10_000)
-    parser.add_argument("--writes", type=int, default=80, help="timed writes on each log (default 80)")
+    parser.add_argument(
+        "--writes", type=int, default=80, help="timed writes on each log (default 80)"
+    )
     args = parser.parse_args()
     rng = random.Random(SEED)
     with tempfile.TemporaryDirectory(prefix="store-writes-") as folder:
@@ -71,10 +75,14 @@ def main() -> int:
             store = Store.open(Path(folder) / f"{name}.db")
             built = time.perf_counter()
             grown = grow(store, "mesa", size, rng)
-            print(f"{name}: {grown} events built in {time.perf_counter() - built:.1f} s", flush=True)
+            print(
+                f"{name}: {grown} events built in {time.perf_counter() - built:.1f} s", flush=True
+            )
             stores[name] = store
         clients = {
-            name: create_app({"DATABASE": str(store.path), "PIN": PIN, "TESTING": True}).test_client()
+            name: create_app(
+                {"DATABASE": str(store.path), "PIN": PIN, "TESTING": True}
+            ).test_client()
             for name, store in stores.items()
         }
 
@@ -82,7 +90,9 @@ def main() -> int:
             stores[name].append("mesa", card)
 
         def by_api(name: str, card: CardPlayed) -> None:
-            response = clients[name].post("/api/plays", json={"card": card.card}, headers={"X-Scorekeeper-Pin": PIN})
+            response = clients[name].post(
+                "/api/plays", json={"card": card.card}, headers={"X-Scorekeeper-Pin": PIN}
+            )
             assert response.status_code == 200, response.get_json()
 
         pending = {name: open_deal(store, "mesa", rng) for name, store in stores.items()}
@@ -104,10 +114,15 @@ def main() -> int:
                 medians[name] = statistics.median(ms)
                 cpu_medians[name] = statistics.median(t * 1000 for t in cpu[name])
                 p90 = ms[int(0.9 * (len(ms) - 1))]
-                print(f"{label}, log at {store.last_seq('mesa')} events: median {medians[name]:.2f} ms "
-                      f"(CPU {cpu_medians[name]:.2f} ms), p90 {p90:.2f} ms")
-            print(f"{label}: ratio large/small {medians['large'] / medians['small']:.2f} (target <= 2), "
-                  f"CPU {cpu_medians['large'] / cpu_medians['small']:.2f}", flush=True)
+                print(
+                    f"{label}, log at {store.last_seq('mesa')} events: median {medians[name]:.2f} ms "
+                    f"(CPU {cpu_medians[name]:.2f} ms), p90 {p90:.2f} ms"
+                )
+            print(
+                f"{label}: ratio large/small {medians['large'] / medians['small']:.2f} (target <= 2), "
+                f"CPU {cpu_medians['large'] / cpu_medians['small']:.2f}",
+                flush=True,
+            )
     return 0
 
 

@@ -77,7 +77,11 @@ def tracked_match(seed: int, deals: int) -> tuple[int, list[tuple[float, str, di
     for attempt in range(seed, seed + 50_000, 1000):
         frames, truth = simulate_detections(attempt, deals)
         rules = dict(truth["record"]["rules"], target=TARGET)
-        tracker = Tracker(TableGeometry.from_json(truth["geometry"]), Rules.from_json(rules), fps=float(truth["fps"]))
+        tracker = Tracker(
+            TableGeometry.from_json(truth["geometry"]),
+            Rules.from_json(rules),
+            fps=float(truth["fps"]),
+        )
         tracked = track_stream(frames, tracker)
         record = record_from_deals(tracker.deals, tracker.rules).to_json()
         won_after = None  # deals needed to win, replaying the tracked record deal by deal
@@ -100,7 +104,9 @@ def tracked_match(seed: int, deals: int) -> tuple[int, list[tuple[float, str, di
             deal_number = max(started, 1)
             stored = to_store_event(event, current_deal=lambda number=deal_number: number)
             if stored is not None:
-                log.append((tracked.emitted_at[index] / float(truth["fps"]), *event_to_json(stored)))
+                log.append(
+                    (tracked.emitted_at[index] / float(truth["fps"]), *event_to_json(stored))
+                )
         return attempt, log
     raise RuntimeError(f"no finished match near seed {seed}")
 
@@ -188,9 +194,28 @@ class Server:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "scorekeeper.cli", "tournament", "serve", "--db", self.dsn, "--name", NAME,
-                 "--host", "127.0.0.1", "--port", str(self.port), "--pin", PIN, "--threads", "64"],
-                stdout=log, stderr=log, env=env,
+                [
+                    sys.executable,
+                    "-m",
+                    "scorekeeper.cli",
+                    "tournament",
+                    "serve",
+                    "--db",
+                    self.dsn,
+                    "--name",
+                    NAME,
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--pin",
+                    PIN,
+                    "--threads",
+                    "64",
+                ],
+                stdout=log,
+                stderr=log,
+                env=env,
             )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -257,8 +282,17 @@ class PageWatcher:
 
 
 class Table:
-    def __init__(self, name: str, folder: Path, url: str, key: str, log: list[tuple[float, str, dict[str, Any]]],
-                 *, match_seconds: float, delay: float) -> None:
+    def __init__(
+        self,
+        name: str,
+        folder: Path,
+        url: str,
+        key: str,
+        log: list[tuple[float, str, dict[str, Any]]],
+        *,
+        match_seconds: float,
+        delay: float,
+    ) -> None:
         self.name = name
         self.store = Store.open(folder / f"{name}.db")
         self.log = log
@@ -289,7 +323,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
-def delays(tables: list[Table], page: PageWatcher, *, outside: tuple[tuple[float, float], ...] = ()) -> list[float]:
+def delays(
+    tables: list[Table], page: PageWatcher, *, outside: tuple[tuple[float, float], ...] = ()
+) -> list[float]:
     """Seconds from each event's append at its table to the page showing it (appends in ``outside`` skipped)."""
     found = []
     for table in tables:
@@ -316,8 +352,10 @@ def exactly_once(dsn: str, tables: list[Table]) -> list[str]:
             local = [(s.seq, *event_to_json(s.event)) for s in table.store.events(table.name)]
             held = [(seq, *event_to_json(event_from_json(kind, data))) for seq, kind, data in rows]
             if held != local:
-                problems.append(f"{table.name}: server holds {len(held)} events, the table {len(local)}"
-                                f" (first difference at {next((i for i, (a, b) in enumerate(zip(held, local)) if a != b), min(len(held), len(local)))})")
+                problems.append(
+                    f"{table.name}: server holds {len(held)} events, the table {len(local)}"
+                    f" (first difference at {next((i for i, (a, b) in enumerate(zip(held, local)) if a != b), min(len(held), len(local)))})"
+                )
     return problems
 
 
@@ -325,16 +363,31 @@ def standings_from_tables(tables: list[Table], server: TournamentStore) -> list[
     """The standings recomputed from every table's own SQLite log and the round's pairings."""
     games = []
     for game in server.games():
-        record = next(t for t in tables if t.name == game.table).store.folded(game.table).matches[game.match - 1].record
+        record = (
+            next(t for t in tables if t.name == game.table)
+            .store.folded(game.table)
+            .matches[game.match - 1]
+            .record
+        )
         result = replay_record(record)
-        games.append(Game(round=game.round, nos=game.nos, eles=game.eles, score=result["score"], winner=result["winner"]))
+        games.append(
+            Game(
+                round=game.round,
+                nos=game.nos,
+                eles=game.eles,
+                score=result["score"],
+                winner=result["winner"],
+            )
+        )
     return [row.to_json() for row in standings(games, server.teams(), server.scoring())]
 
 
 def rows_fingerprint(dsn: str) -> tuple[int, str]:
     with psycopg.connect(dsn) as conn:
-        row = conn.execute("SELECT count(*), md5(coalesce(string_agg(tournament || table_id || seq || kind || data::text,"
-                           " ',' ORDER BY tournament, table_id, seq), '')) FROM events").fetchone()
+        row = conn.execute(
+            "SELECT count(*), md5(coalesce(string_agg(tournament || table_id || seq || kind || data::text,"
+            " ',' ORDER BY tournament, table_id, seq), '')) FROM events"
+        ).fetchone()
     assert row is not None
     return int(row[0]), str(row[1])
 
@@ -344,19 +397,70 @@ def malformed_pushes(url: str, table: str, key: str, count: int, seed: int) -> d
     rng = random.Random(seed)
     at = "2026-05-01T20:00:00+00:00"
     shapes: list[Any] = [
-        lambda: {"events": [{"seq": rng.randint(-5, 10**6), "kind": "card_played", "data": {"card": "ZZ"}, "at": at}]},
-        lambda: {"events": [{"seq": 1, "kind": rng.choice(["nope", 7, None]), "data": {}, "at": at}]},
-        lambda: {"events": [{"seq": 1, "kind": "deal_started", "data": {"dealer": rng.randint(4, 99), "turned": "AH"}, "at": at}]},
-        lambda: {"events": [{"seq": 1, "kind": "deal_started", "data": {"dealer": 0, "turned": "AH"}, "at": "yesterday"}]},
-        lambda: {"events": [{"seq": 1, "kind": "deal_started", "data": {"dealer": 0, "turned": "AH"}, "at": "2026-05-01T20:00:00"}]},
-        lambda: {"events": [{"seq": 1, "kind": "undone", "data": {"seq": rng.randint(1, 50)}, "at": at}]},
+        lambda: {
+            "events": [
+                {
+                    "seq": rng.randint(-5, 10**6),
+                    "kind": "card_played",
+                    "data": {"card": "ZZ"},
+                    "at": at,
+                }
+            ]
+        },
+        lambda: {
+            "events": [{"seq": 1, "kind": rng.choice(["nope", 7, None]), "data": {}, "at": at}]
+        },
+        lambda: {
+            "events": [
+                {
+                    "seq": 1,
+                    "kind": "deal_started",
+                    "data": {"dealer": rng.randint(4, 99), "turned": "AH"},
+                    "at": at,
+                }
+            ]
+        },
+        lambda: {
+            "events": [
+                {
+                    "seq": 1,
+                    "kind": "deal_started",
+                    "data": {"dealer": 0, "turned": "AH"},
+                    "at": "yesterday",
+                }
+            ]
+        },
+        lambda: {
+            "events": [
+                {
+                    "seq": 1,
+                    "kind": "deal_started",
+                    "data": {"dealer": 0, "turned": "AH"},
+                    "at": "2026-05-01T20:00:00",
+                }
+            ]
+        },
+        lambda: {
+            "events": [{"seq": 1, "kind": "undone", "data": {"seq": rng.randint(1, 50)}, "at": at}]
+        },
         lambda: {"events": []},
         lambda: {"events": "all of them"},
         lambda: {"events": [1, 2, 3]},
         lambda: {"events": [{"seq": 1}], "more": True},
         lambda: [rng.random() for _ in range(rng.randint(0, 5))],
-        lambda: {"events": [{"seq": True, "kind": "card_played", "data": {"card": "AH"}, "at": at}]},
-        lambda: {"events": [{"seq": 1, "kind": "record_replaced", "data": {"record": {"deals": [{"dealer": 0}]}}, "at": at}]},
+        lambda: {
+            "events": [{"seq": True, "kind": "card_played", "data": {"card": "AH"}, "at": at}]
+        },
+        lambda: {
+            "events": [
+                {
+                    "seq": 1,
+                    "kind": "record_replaced",
+                    "data": {"record": {"deals": [{"dealer": 0}]}},
+                    "at": at,
+                }
+            ]
+        },
     ]
     statuses: dict[int, int] = {}
     lock = threading.Lock()
@@ -371,8 +475,9 @@ def malformed_pushes(url: str, table: str, key: str, count: int, seed: int) -> d
             headers["X-Scorekeeper-Key"] = "not-the-key"
         elif index % 13 != 0:
             headers["X-Scorekeeper-Key"] = key
-        request = urllib.request.Request(f"{url}/api/tables/{table}/events", data=text.encode(), headers=headers,
-                                         method="POST")
+        request = urllib.request.Request(
+            f"{url}/api/tables/{table}/events", data=text.encode(), headers=headers, method="POST"
+        )
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 status = response.status
@@ -397,21 +502,38 @@ def malformed_pushes(url: str, table: str, key: str, count: int, seed: int) -> d
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tables", type=int, default=100)
-    parser.add_argument("--deals", type=int, default=8, help="deals simulated per table (a match to 4 ends sooner)")
-    parser.add_argument("--match-seconds", type=float, default=600.0,
-                        help="each table's match compressed into this (a real match to 4 takes 20-30 min)")
+    parser.add_argument(
+        "--deals", type=int, default=8, help="deals simulated per table (a match to 4 ends sooner)"
+    )
+    parser.add_argument(
+        "--match-seconds",
+        type=float,
+        default=600.0,
+        help="each table's match compressed into this (a real match to 4 takes 20-30 min)",
+    )
     parser.add_argument("--cutoff", type=float, default=120.0, help="seconds one table is cut off")
-    parser.add_argument("--kill-at", type=float, default=0.4,
-                        help="share of the match at which server 1 is SIGKILLed (the table is cut off after)")
+    parser.add_argument(
+        "--kill-at",
+        type=float,
+        default=0.4,
+        help="share of the match at which server 1 is SIGKILLed (the table is cut off after)",
+    )
     parser.add_argument("--down", type=float, default=5.0, help="seconds server 1 stays dead")
     parser.add_argument("--malformed", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=9000)
-    parser.add_argument("--tables-dir", default="/dev/shm" if Path("/dev/shm").is_dir() else None,
-                        help="where the simulated tables keep their SQLite logs (default: /dev/shm: on one "
-                             "machine 100 tables' fsyncs would measure the disk, not the tournament)")
-    parser.add_argument("--cache", metavar="FILE", help="keep the tracked matches here and reuse them next run")
+    parser.add_argument(
+        "--tables-dir",
+        default="/dev/shm" if Path("/dev/shm").is_dir() else None,
+        help="where the simulated tables keep their SQLite logs (default: /dev/shm: on one "
+        "machine 100 tables' fsyncs would measure the disk, not the tournament)",
+    )
+    parser.add_argument(
+        "--cache", metavar="FILE", help="keep the tracked matches here and reuse them next run"
+    )
     parser.add_argument("--db", help="a PostgreSQL DSN to use (default: a throw-away cluster)")
     args = parser.parse_args()
     if not 2 <= args.tables <= 300:
@@ -421,22 +543,30 @@ def main() -> int:
     jobs = [(args.seed + i, args.deals) for i in range(args.tables + 1)]
     cache = Path(args.cache) if args.cache else None
     cached = json.loads(cache.read_text()) if cache is not None and cache.is_file() else None
-    if cached is not None and cached["jobs"][:len(jobs)] == [list(j) for j in jobs]:  # a longer run's will do
-        matches = [(seed, [tuple(e) for e in log]) for seed, log in cached["matches"][:len(jobs)]]
+    if cached is not None and cached["jobs"][: len(jobs)] == [
+        list(j) for j in jobs
+    ]:  # a longer run's will do
+        matches = [(seed, [tuple(e) for e in log]) for seed, log in cached["matches"][: len(jobs)]]
     else:
         with multiprocessing.get_context("fork").Pool(2) as pool:
             matches = pool.map(_tracked, jobs)
         if cache is not None:
             cache.write_text(json.dumps({"jobs": jobs, "matches": matches}))
     events_total = sum(len(log) for _, log in matches[1:])
-    print(f"{args.tables} tables' matches simulated and tracked in {time.monotonic() - started:.0f} s: "
-          f"{events_total} events ({events_total / args.tables:.0f} per table, "
-          f"{statistics.mean(sum(1 for _, k, _ in log if k == 'deal_started') for _, log in matches[1:]):.1f} deals)",
-          flush=True)
+    print(
+        f"{args.tables} tables' matches simulated and tracked in {time.monotonic() - started:.0f} s: "
+        f"{events_total} events ({events_total / args.tables:.0f} per table, "
+        f"{statistics.mean(sum(1 for _, k, _ in log if k == 'deal_started') for _, log in matches[1:]):.1f} deals)",
+        flush=True,
+    )
 
     with ExitStack() as stack:
         dsn = args.db or stack.enter_context(throwaway_cluster())
-        folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="scorekeeper-soak-", dir=args.tables_dir)))
+        folder = Path(
+            stack.enter_context(
+                tempfile.TemporaryDirectory(prefix="scorekeeper-soak-", dir=args.tables_dir)
+            )
+        )
         organiser = TournamentStore.open(dsn, NAME, pool_size=2)
         stack.callback(organiser.close)
         names = [f"mesa-{n}" for n in range(1, args.tables + 1)]
@@ -451,8 +581,15 @@ def main() -> int:
         time.sleep(1.0)
 
         # Baseline: one table alone, same servers, pushing to server 1.
-        base = Table("mesa-base", folder, servers[0].url, keys["mesa-base"], matches[0][1][:120],
-                     match_seconds=12.0, delay=0.0)
+        base = Table(
+            "mesa-base",
+            folder,
+            servers[0].url,
+            keys["mesa-base"],
+            matches[0][1][:120],
+            match_seconds=12.0,
+            delay=0.0,
+        )
         base.play(time.monotonic())
         base.pusher.wait_caught_up(30)
         time.sleep(0.5)
@@ -464,8 +601,17 @@ def main() -> int:
         rng = random.Random(args.seed)
         for index, name in enumerate(names):
             url = f"http://127.0.0.1:{gate.port}" if index == 0 else servers[index % 2].url
-            tables.append(Table(name, folder, url, keys[name], matches[index + 1][1],
-                                match_seconds=args.match_seconds, delay=rng.uniform(0, 3)))
+            tables.append(
+                Table(
+                    name,
+                    folder,
+                    url,
+                    keys[name],
+                    matches[index + 1][1],
+                    match_seconds=args.match_seconds,
+                    delay=rng.uniform(0, 3),
+                )
+            )
         start, start_wall = time.monotonic(), time.time()
         threads = [threading.Thread(target=t.play, args=(start,), daemon=True) for t in tables]
         for thread in threads:
@@ -476,7 +622,10 @@ def main() -> int:
         def cut_off() -> None:
             time.sleep(max(0.0, kill_at + 2.0 - time.monotonic()))
             gate.cut()
-            print(f"t={time.monotonic() - start:5.1f} s  {names[0]} cut off for {args.cutoff:.0f} s", flush=True)
+            print(
+                f"t={time.monotonic() - start:5.1f} s  {names[0]} cut off for {args.cutoff:.0f} s",
+                flush=True,
+            )
             time.sleep(args.cutoff)
             gate.restore()
             print(f"t={time.monotonic() - start:5.1f} s  {names[0]} reconnected", flush=True)
@@ -495,7 +644,9 @@ def main() -> int:
         for thread in threads:
             thread.join()
         played_at = time.monotonic()
-        caught_up = all(t.pusher.wait_caught_up(max(5.0, 120 - (time.monotonic() - played_at))) for t in tables)
+        caught_up = all(
+            t.pusher.wait_caught_up(max(5.0, 120 - (time.monotonic() - played_at))) for t in tables
+        )
         catch_up = time.monotonic() - played_at
         time.sleep(1.0)
         for table in tables:
@@ -507,41 +658,74 @@ def main() -> int:
         want = standings_from_tables(tables, organiser)
         with urllib.request.urlopen(servers[1].url + "/api/standings", timeout=30) as response:
             got = json.load(response)["standings"]
-        unseen = sum(1 for t in tables for seq in t.appended_at if (t.name, seq) not in page.seen_at)
+        unseen = sum(
+            1 for t in tables for seq in t.appended_at if (t.name, seq) not in page.seen_at
+        )
         finished = sum(1 for g in organiser.games() if g.winner is not None)
         every = delays(tables, page)
-        steady = delays(tables[1:], page, outside=((start_wall + args.kill_at * args.match_seconds - 1.0, float("inf")),))
+        steady = delays(
+            tables[1:],
+            page,
+            outside=((start_wall + args.kill_at * args.match_seconds - 1.0, float("inf")),),
+        )
         appended = sorted(at for t in tables for at in t.appended_at.values())
         rate = len(appended) / max(appended[-1] - appended[0], 1e-9)
         cut_table = delays(tables[:1], page)
 
         before = rows_fingerprint(dsn)
-        statuses = malformed_pushes(servers[0].url, names[1], keys[names[1]], args.malformed, args.seed)
+        statuses = malformed_pushes(
+            servers[0].url, names[1], keys[names[1]], args.malformed, args.seed
+        )
         after = rows_fingerprint(dsn)
 
     def ms(values: list[float]) -> str:
-        return (f"p50 {1000 * percentile(values, 0.5):.0f} ms, p99 {1000 * percentile(values, 0.99):.0f} ms, "
-                f"max {1000 * max(values):.0f} ms ({len(values)} events)") if values else "none"
+        return (
+            (
+                f"p50 {1000 * percentile(values, 0.5):.0f} ms, p99 {1000 * percentile(values, 0.99):.0f} ms, "
+                f"max {1000 * max(values):.0f} ms ({len(values)} events)"
+            )
+            if values
+            else "none"
+        )
 
     print()
-    print(f"tables: {args.tables}, {events_total} events, each match in {args.match_seconds:.0f} s, "
-          f"server 1 down {down_for:.0f} s (SIGKILL to answering again), {names[0]} cut off {args.cutoff:.0f} s, {len(round_one)} games in round 1")
+    print(
+        f"tables: {args.tables}, {events_total} events, each match in {args.match_seconds:.0f} s, "
+        f"server 1 down {down_for:.0f} s (SIGKILL to answering again), {names[0]} cut off {args.cutoff:.0f} s, {len(round_one)} games in round 1"
+    )
     print(f"delay table event -> organiser page, baseline (one table alone): {ms(baseline)}")
     print(f"the tables appended {rate:.0f} events/s in all")
-    print(f"delay, {args.tables - 1} tables, steady phase (appended before the kill, not the cut-off table): {ms(steady)}")
+    print(
+        f"delay, {args.tables - 1} tables, steady phase (appended before the kill, not the cut-off table): {ms(steady)}"
+    )
     print(f"delay, every event (outages and the cut-off table included):  {ms(every)}")
-    print(f"cut-off table: {ms(cut_table)}; the server held {held_cut[0]} of its {held_cut[1]} events at the end")
+    print(
+        f"cut-off table: {ms(cut_table)}; the server held {held_cut[0]} of its {held_cut[1]} events at the end"
+    )
     print(f"all pushers caught up {catch_up:.1f} s after the last event: {caught_up}")
     print(f"exactly once: {'yes' if not problems else 'NO: ' + '; '.join(problems[:3])}")
-    print(f"every event reached the organiser's page: {'yes' if not unseen else f'NO ({unseen} missing)'}")
-    print(f"standings equal replaying every table's own log: {'yes' if got == want else 'NO'} "
-          f"({finished} of {len(round_one)} games won)")
+    print(
+        f"every event reached the organiser's page: {'yes' if not unseen else f'NO ({unseen} missing)'}"
+    )
+    print(
+        f"standings equal replaying every table's own log: {'yes' if got == want else 'NO'} "
+        f"({finished} of {len(round_one)} games won)"
+    )
     fivexx = sum(n for status, n in statuses.items() if status >= 500)
-    print(f"malformed pushes: {sum(statuses.values())}, answers {dict(sorted(statuses.items()))}, "
-          f"5xx: {fivexx}, store changed: {'no' if before == after else 'YES'}")
+    print(
+        f"malformed pushes: {sum(statuses.values())}, answers {dict(sorted(statuses.items()))}, "
+        f"5xx: {fivexx}, store changed: {'no' if before == after else 'YES'}"
+    )
     warned = sorted({w for t in tables for w in t.warnings})
     print(f"pusher lines on the tables' consoles: {len(warned)} distinct, e.g. {warned[:2]}")
-    ok = not problems and not unseen and got == want and caught_up and fivexx == 0 and before == after
+    ok = (
+        not problems
+        and not unseen
+        and got == want
+        and caught_up
+        and fivexx == 0
+        and before == after
+    )
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

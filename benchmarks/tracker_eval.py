@@ -36,23 +36,35 @@ from scorekeeper.tracking.offline import track_stream
 def evaluate_seed(seed: int, *, fps: float, deals: int, noise: Noise) -> dict[str, Any]:
     clean, truth = simulate_detections(seed, deals, fps=fps)
     frames = list(degrade(clean, noise, random.Random(seed)))
-    tracker = Tracker(TableGeometry.from_json(truth["geometry"]),
-                      Rules.from_json(truth["record"]["rules"]), fps=fps)
+    tracker = Tracker(
+        TableGeometry.from_json(truth["geometry"]),
+        Rules.from_json(truth["record"]["rules"]),
+        fps=fps,
+    )
     started = time.perf_counter()
     tracked = track_stream(frames, tracker)
     seconds = time.perf_counter() - started
     comparison = compare(truth["record"], tracked.record)
-    landed = {(e["deal"], e["card"]): e["frame"] for e in truth["events"]
-              if e["type"] == "card_played"}
-    delays = [tracked.emitted_at[i] - landed[(e.deal, e.card.notation)]
-              for i, e in enumerate(tracked.events)
-              if isinstance(e, CardPlayed) and (e.deal, e.card.notation) in landed]
+    landed = {
+        (e["deal"], e["card"]): e["frame"] for e in truth["events"] if e["type"] == "card_played"
+    }
+    delays = [
+        tracked.emitted_at[i] - landed[(e.deal, e.card.notation)]
+        for i, e in enumerate(tracked.events)
+        if isinstance(e, CardPlayed) and (e.deal, e.card.notation) in landed
+    ]
     flags: dict[str, int] = {}
     for e in tracked.events:
         if isinstance(e, Uncertain):
             flags[e.reason] = flags.get(e.reason, 0) + 1
-    return {"seed": seed, "frames": len(frames), "seconds": seconds, "delays": delays,
-            "flags": flags, **comparison.to_json()}
+    return {
+        "seed": seed,
+        "frames": len(frames),
+        "seconds": seconds,
+        "delays": delays,
+        "flags": flags,
+        **comparison.to_json(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,8 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(argv)
     noise = Noise.none() if args.clean else Noise()
-    rows = [evaluate_seed(seed, fps=args.fps, deals=args.deals, noise=noise)
-            for seed in range(args.first, args.first + args.seeds)]
+    rows = [
+        evaluate_seed(seed, fps=args.fps, deals=args.deals, noise=noise)
+        for seed in range(args.first, args.first + args.seeds)
+    ]
     tricks = sum(r["tricks"] for r in rows)
     tricks_right = sum(r["tricks_right"] for r in rows)
     deals = sum(r["deals"] for r in rows)
@@ -88,30 +102,49 @@ def main(argv: list[str] | None = None) -> int:
         "plays_right": [sum(r["plays_right"] for r in rows), sum(r["plays"] for r in rows)],
         "seats_right": [sum(r["seats_right"] for r in rows), sum(r["plays"] for r in rows)],
         "tracker_fps": round(frames / seconds) if seconds else 0,
-        "delay_frames": {"median": statistics.median(delays), "p95": _p95(delays),
-                         "max": max(delays)} if delays else None,
-        "delay_seconds": {"median": round(statistics.median(delays) / args.fps, 2),
-                          "p95": round(_p95(delays) / args.fps, 2),
-                          "max": round(max(delays) / args.fps, 2)} if delays else None,
+        "delay_frames": {
+            "median": statistics.median(delays),
+            "p95": _p95(delays),
+            "max": max(delays),
+        }
+        if delays
+        else None,
+        "delay_seconds": {
+            "median": round(statistics.median(delays) / args.fps, 2),
+            "p95": round(_p95(delays) / args.fps, 2),
+            "max": round(max(delays) / args.fps, 2),
+        }
+        if delays
+        else None,
         "uncertain": flags,
         "wrong_seeds": [r["seed"] for r in rows if r["deals_right"] < r["deals"]],
     }
     if args.json:
         print(json.dumps(summary))
         return 0
-    print(f"seeds {args.first}-{args.first + args.seeds - 1} at {args.fps:g} fps, noise: "
-          f"{summary['noise']}")
-    print(f"tricks right: {summary['tricks_right_pct']}% ({tricks_right}/{tricks}); deals with "
-          f"every card, seat and trick right: {deals_right}/{deals}")
-    print(f"plays right {summary['plays_right'][0]}/{summary['plays_right'][1]}, seats right "
-          f"{summary['seats_right'][0]}/{summary['seats_right'][1]}")
-    print(f"tracker speed: {summary['tracker_fps']:,} frames/s "
-          f"({summary['tracker_fps'] / args.fps:,.0f}x real time at {args.fps:g} fps)")
+    print(
+        f"seeds {args.first}-{args.first + args.seeds - 1} at {args.fps:g} fps, noise: "
+        f"{summary['noise']}"
+    )
+    print(
+        f"tricks right: {summary['tricks_right_pct']}% ({tricks_right}/{tricks}); deals with "
+        f"every card, seat and trick right: {deals_right}/{deals}"
+    )
+    print(
+        f"plays right {summary['plays_right'][0]}/{summary['plays_right'][1]}, seats right "
+        f"{summary['seats_right'][0]}/{summary['seats_right'][1]}"
+    )
+    print(
+        f"tracker speed: {summary['tracker_fps']:,} frames/s "
+        f"({summary['tracker_fps'] / args.fps:,.0f}x real time at {args.fps:g} fps)"
+    )
     if delays:
         d, s = summary["delay_frames"], summary["delay_seconds"]
-        print(f"delay from a card landing to its card_played: median {d['median']} frames "
-              f"({s['median']} s), 95th percentile {d['p95']} ({s['p95']} s), max {d['max']} "
-              f"({s['max']} s)")
+        print(
+            f"delay from a card landing to its card_played: median {d['median']} frames "
+            f"({s['median']} s), 95th percentile {d['p95']} ({s['p95']} s), max {d['max']} "
+            f"({s['max']} s)"
+        )
     print(f"uncertain events: {flags or 'none'}")
     if summary["wrong_seeds"]:
         print(f"seeds with a wrong deal: {summary['wrong_seeds']}")

@@ -28,8 +28,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
-def evaluate_seed(seed: int, *, fps: float, model: str | None, camera: str,
-                  keep: Path | None = None) -> dict[str, Any]:
+def evaluate_seed(
+    seed: int, *, fps: float, model: str | None, camera: str, keep: Path | None = None
+) -> dict[str, Any]:
     import cv2
 
     from scorekeeper.rules import Rules
@@ -63,13 +64,25 @@ def evaluate_seed(seed: int, *, fps: float, model: str | None, camera: str,
         keep.mkdir(parents=True, exist_ok=True)
         (keep / f"deal-{seed}.json").write_text(json.dumps(truth))
         with open(keep / f"deal-{seed}.jsonl", "w") as out:
-            write_stream(out, frames, StreamHeader(fps=fps, geometry=TableGeometry.from_json(truth["geometry"])))
-    tracker = Tracker(TableGeometry.from_json(truth["geometry"]), Rules.from_json(truth["record"]["rules"]),
-                      fps=fps)
+            write_stream(
+                out,
+                frames,
+                StreamHeader(fps=fps, geometry=TableGeometry.from_json(truth["geometry"])),
+            )
+    tracker = Tracker(
+        TableGeometry.from_json(truth["geometry"]),
+        Rules.from_json(truth["record"]["rules"]),
+        fps=fps,
+    )
     tracked = track_stream(frames, tracker)
     comparison = compare(truth["record"], tracked.record)
-    return {"seed": seed, "frames": len(frames), "render_seconds": round(rendered, 1),
-            "read_ms": round(1000 * read_seconds / max(len(frames), 1), 1), **comparison.to_json()}
+    return {
+        "seed": seed,
+        "frames": len(frames),
+        "render_seconds": round(rendered, 1),
+        "read_ms": round(1000 * read_seconds / max(len(frames), 1), 1),
+        **comparison.to_json(),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,43 +93,59 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--camera", default="full", help="simulated camera effects (default full)")
     parser.add_argument("--model", default=None, help="card reader model (default: the active one)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="also write each deal's reads (a detection stream `scorekeeper track` reads) "
-                        "and its truth here, to re-track without reading the frames again")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="also write each deal's reads (a detection stream `scorekeeper track` reads) "
+        "and its truth here, to re-track without reading the frames again",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
     seeds = range(args.first, args.first + args.seeds)
     rows: list[dict[str, Any]] = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        futures = [pool.submit(evaluate_seed, s, fps=args.fps, model=args.model, camera=args.camera,
-                               keep=args.keep) for s in seeds]
+        futures = [
+            pool.submit(
+                evaluate_seed, s, fps=args.fps, model=args.model, camera=args.camera, keep=args.keep
+            )
+            for s in seeds
+        ]
         for future in futures:
             row = future.result()
             rows.append(row)
             if not args.json:
-                print(f"seed {row['seed']}: plays {row['plays_right']}/{row['plays']}, seats "
-                      f"{row['seats_right']}/{row['plays']}, tricks {row['tricks_right']}/{row['tricks']}, "
-                      f"deal {'right' if row['deals_right'] == row['deals'] else 'WRONG'}, "
-                      f"score {'right' if row['score_right'] else 'wrong'}; read {row['read_ms']} ms/frame",
-                      flush=True)
+                print(
+                    f"seed {row['seed']}: plays {row['plays_right']}/{row['plays']}, seats "
+                    f"{row['seats_right']}/{row['plays']}, tricks {row['tricks_right']}/{row['tricks']}, "
+                    f"deal {'right' if row['deals_right'] == row['deals'] else 'WRONG'}, "
+                    f"score {'right' if row['score_right'] else 'wrong'}; read {row['read_ms']} ms/frame",
+                    flush=True,
+                )
     deals_right = sum(r["deals_right"] == r["deals"] for r in rows)
     summary = {
         "deals": len(rows),
         "deals_all_right": deals_right,
         "deals_all_right_share": round(deals_right / len(rows), 3),
-        "plays_right_share": round(sum(r["plays_right"] for r in rows) / sum(r["plays"] for r in rows), 3),
-        "tricks_right_share": round(sum(r["tricks_right"] for r in rows) / sum(r["tricks"] for r in rows), 3),
+        "plays_right_share": round(
+            sum(r["plays_right"] for r in rows) / sum(r["plays"] for r in rows), 3
+        ),
+        "tricks_right_share": round(
+            sum(r["tricks_right"] for r in rows) / sum(r["tricks"] for r in rows), 3
+        ),
         "scores_right": sum(bool(r["score_right"]) for r in rows),
         "read_ms_median": statistics.median(r["read_ms"] for r in rows),
     }
     if args.json:
         print(json.dumps({"summary": summary, "deals": rows}, indent=2))
     else:
-        print(f"deals with every card, seat and trick winner right: {deals_right}/{len(rows)} "
-              f"({100 * summary['deals_all_right_share']:.0f}%; target 95%); plays right "
-              f"{100 * summary['plays_right_share']:.1f}%, tricks right {100 * summary['tricks_right_share']:.1f}%, "
-              f"scores right {summary['scores_right']}/{len(rows)}; reading {summary['read_ms_median']} ms/frame")
+        print(
+            f"deals with every card, seat and trick winner right: {deals_right}/{len(rows)} "
+            f"({100 * summary['deals_all_right_share']:.0f}%; target 95%); plays right "
+            f"{100 * summary['plays_right_share']:.1f}%, tricks right {100 * summary['tricks_right_share']:.1f}%, "
+            f"scores right {summary['scores_right']}/{len(rows)}; reading {summary['read_ms_median']} ms/frame"
+        )
     return 0
 
 

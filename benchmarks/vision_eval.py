@@ -31,12 +31,20 @@ from scorekeeper.vision.evaluate import measure_all
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default=None, help="model folder or name (default: sueca-reader)")
-    parser.add_argument("--synthetic", type=Path, default=None, help="synthetic set with images/val")
+    parser.add_argument(
+        "--model", default=None, help="model folder or name (default: sueca-reader)"
+    )
+    parser.add_argument(
+        "--synthetic", type=Path, default=None, help="synthetic set with images/val"
+    )
     parser.add_argument("--realcards", type=Path, default=ROOT.parent / "shared" / "realcards-dev")
     parser.add_argument("--webcam", type=Path, default=ROOT.parent / "shared" / "realcards-webcam")
-    parser.add_argument("--webcam-scale", type=Path, default=ROOT / "runs" / "realcards-dev-webcam-scale",
-                        help="where the webcam-scale view of --realcards is written")
+    parser.add_argument(
+        "--webcam-scale",
+        type=Path,
+        default=ROOT / "runs" / "realcards-dev-webcam-scale",
+        help="where the webcam-scale view of --realcards is written",
+    )
     parser.add_argument("--real-sizes", default="", help="extra detector sizes for the real photos")
     parser.add_argument("--no-latency", action="store_true")
     parser.add_argument("--limit", type=int, default=None, help="images per set (quick look)")
@@ -65,15 +73,19 @@ def print_figures(figures: dict[str, Any]) -> None:
     synthetic = figures.get("synthetic_val")
     if synthetic:
         _print_block(f"synthetic val (detector size {synthetic['detector_size']})", synthetic)
-    for key, name in (("realcards_dev", "realcards-dev"),
-                      ("realcards_dev_webcam_scale", "realcards-dev, webcam scale"),
-                      ("realcards_webcam", "realcards-webcam")):
+    for key, name in (
+        ("realcards_dev", "realcards-dev"),
+        ("realcards_dev_webcam_scale", "realcards-dev, webcam scale"),
+        ("realcards_webcam", "realcards-webcam"),
+    ):
         for size, block in (figures.get(key) or {}).items():
             _print_block(f"{name} (detector size {size})", block)
     latency = figures.get("latency")
     if latency:
-        print(f"latency per {latency['frame']} frame, both stages: median {latency['median_ms']} ms, "
-              f"p90 {latency['p90_ms']} ms over {latency['runs']} runs ({latency['cards_in_frame']} cards read)")
+        print(
+            f"latency per {latency['frame']} frame, both stages: median {latency['median_ms']} ms, "
+            f"p90 {latency['p90_ms']} ms over {latency['runs']} runs ({latency['cards_in_frame']} cards read)"
+        )
 
 
 SUIT_SIGNS = {"H": "\u2665", "S": "\u2660", "D": "\u2666", "C": "\u2663"}
@@ -82,38 +94,56 @@ SUIT_SIGNS = {"H": "\u2665", "S": "\u2660", "D": "\u2666", "C": "\u2663"}
 def _print_block(title: str, block: dict[str, Any]) -> None:
     s1, s2, cards = block["stage1"], block["stage2"], block["cards"]
     print(f"{title}:")
-    print(f"  stage 1 index detector: AP50 {s1['index_ap50']}, recall {s1['index_recall']}, "
-          f"precision {s1['index_precision']} at conf {s1['conf']} ({s1['indices']} indices, {s1['images']} images)")
-    line = (f"  stage 2 classifier on labelled crops: top-1 {s2.get('top1')}, top-3 {s2.get('top3')}, "
-            f"rank-only {s2.get('rank_only')}, suit-only {s2.get('suit_only')} ({s2['crops']} crops)")
+    print(
+        f"  stage 1 index detector: AP50 {s1['index_ap50']}, recall {s1['index_recall']}, "
+        f"precision {s1['index_precision']} at conf {s1['conf']} ({s1['indices']} indices, {s1['images']} images)"
+    )
+    line = (
+        f"  stage 2 classifier on labelled crops: top-1 {s2.get('top1')}, top-3 {s2.get('top3')}, "
+        f"rank-only {s2.get('rank_only')}, suit-only {s2.get('suit_only')} ({s2['crops']} crops)"
+    )
     if s2.get("non_sueca_crops"):
         line += f"; 8/9/10/joker called not_a_card {s2.get('non_sueca_rejected')} ({s2['non_sueca_crops']} crops)"
     print(line)
     stages = block.get("card_stages")
     if stages:
-        print(f"  where cards are lost ({stages['cards']} cards): found by stage 1 {stages['found']}, named by "
-              f"stage 2 {stages['named']}, both {stages['found_and_named']} ({stages['found_not_named']} found "
-              f"and not named, {stages['named_not_found']} named and not found, {stages['neither']} neither)")
-    print(f"  end to end, per-image cards: precision {cards['card_precision']}, recall {cards['card_recall']}, "
-          f"exact sets {cards['exact_images']} (tp {cards['tp']}, fp {cards['fp']}, fn {cards['fn']}; "
-          f"{cards['images']} images)")
+        print(
+            f"  where cards are lost ({stages['cards']} cards): found by stage 1 {stages['found']}, named by "
+            f"stage 2 {stages['named']}, both {stages['found_and_named']} ({stages['found_not_named']} found "
+            f"and not named, {stages['named_not_found']} named and not found, {stages['neither']} neither)"
+        )
+    print(
+        f"  end to end, per-image cards: precision {cards['card_precision']}, recall {cards['card_recall']}, "
+        f"exact sets {cards['exact_images']} (tp {cards['tp']}, fp {cards['fp']}, fn {cards['fn']}; "
+        f"{cards['images']} images)"
+    )
     if cards.get("suit_recall"):
         recall = cards["suit_recall"]
         print("  recall by suit: " + ", ".join(f"{SUIT_SIGNS[s]} {recall[s]}" for s in recall))
-        print("  suit confusion (rows: the card present; columns: read as that suit's card of the same rank)")
+        print(
+            "  suit confusion (rows: the card present; columns: read as that suit's card of the same rank)"
+        )
         print("        " + "".join(f"{SUIT_SIGNS[s]:>7}" for s in recall) + "  missed")
         for suit, row in cards["suit_confusion"].items():
-            print(f"     {SUIT_SIGNS[suit]}  " + "".join(f"{row[s]:>7}" for s in recall) + f"{row['missed']:>8}")
+            print(
+                f"     {SUIT_SIGNS[suit]}  "
+                + "".join(f"{row[s]:>7}" for s in recall)
+                + f"{row['missed']:>8}"
+            )
     calibration = block.get("calibration")
     if calibration and calibration.get("bins"):
-        bins = ", ".join(f"{b['from']:.1f}-{b['to']:.1f}: {b['right']} right of {b['crops']}"
-                         for b in calibration["bins"])
+        bins = ", ".join(
+            f"{b['from']:.1f}-{b['to']:.1f}: {b['right']} right of {b['crops']}"
+            for b in calibration["bins"]
+        )
         print(f"  classifier calibration (ECE {calibration['ece']}): {bins}")
     kinds = cards.get("false_cards")
     if kinds and cards["fp"]:
-        print(f"  false cards: {kinds['rank_slip']} another rank of a suit present, {kinds['suit_slip']} another "
-              f"suit of a rank present, {kinds['with_non_sueca']} in photos with an 8/9/10/joker, "
-              f"{kinds['other']} other")
+        print(
+            f"  false cards: {kinds['rank_slip']} another rank of a suit present, {kinds['suit_slip']} another "
+            f"suit of a rank present, {kinds['with_non_sueca']} in photos with an 8/9/10/joker, "
+            f"{kinds['other']} other"
+        )
 
 
 if __name__ == "__main__":

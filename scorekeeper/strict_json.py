@@ -42,7 +42,9 @@ class _Refused(Exception):
 def _number(limits: JsonLimits, kind: type) -> Any:
     def parse(text: str) -> Any:
         if len(text) > limits.digits + 8:  # room for a sign, a point and an exponent
-            raise _Refused(f"has a number of {len(text)} characters (at most {limits.digits} digits)")
+            raise _Refused(
+                f"has a number of {len(text)} characters (at most {limits.digits} digits)"
+            )
         value = kind(text)
         if kind is float and value in (float("inf"), float("-inf")):
             raise _Refused(f"has a number too large ({text})")
@@ -79,7 +81,9 @@ def loads(
     except _Refused as exc:
         raise error(f"{what} {exc}") from None
     except json.JSONDecodeError as exc:
-        raise error(f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise error(
+            f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     except RecursionError:
         raise error(f"{what} is nested deeper than {limits.depth} levels") from None
     _check(data, what, limits, error)

@@ -16,7 +16,9 @@ def read_names(dataset: Path) -> list[str]:
     """Class names from ``data.yaml`` (the ``names:`` block this package writes)."""
     path = dataset / "data.yaml"
     if not path.is_file():
-        raise SynthError(f"{str(dataset)!r} has no data.yaml: build it with 'scorekeeper dataset build'")
+        raise SynthError(
+            f"{str(dataset)!r} has no data.yaml: build it with 'scorekeeper dataset build'"
+        )
     names: dict[int, str] = {}
     for line in path.read_text().splitlines():
         m = re.match(r"\s+(\d+):\s*(\S+)\s*$", line)
@@ -46,19 +48,42 @@ def _draw(image: np.ndarray, label_file: Path, names: list[str]) -> np.ndarray:
         cv2.putText(out, name, (x1, ty), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(out, name, (x1, ty), cv2.FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv2.LINE_AA)
     n = sum(1 for line in lines if line.strip())
-    cv2.putText(out, f"{label_file.stem}: {n} boxes", (4, h - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.45,
-                (0, 0, 0), 3, cv2.LINE_AA)
-    cv2.putText(out, f"{label_file.stem}: {n} boxes", (4, h - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.45,
-                (255, 255, 255), 1, cv2.LINE_AA)
+    cv2.putText(
+        out,
+        f"{label_file.stem}: {n} boxes",
+        (4, h - 6),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.45,
+        (0, 0, 0),
+        3,
+        cv2.LINE_AA,
+    )
+    cv2.putText(
+        out,
+        f"{label_file.stem}: {n} boxes",
+        (4, h - 6),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        0.45,
+        (255, 255, 255),
+        1,
+        cv2.LINE_AA,
+    )
     return out
 
 
-def contact_sheet(dataset: str | Path, *, count: int = 12, split: str = "train",
-                  columns: int = 3, tile_width: int = 640, start: int = 0) -> np.ndarray:
+def contact_sheet(
+    dataset: str | Path,
+    *,
+    count: int = 12,
+    split: str = "train",
+    columns: int = 3,
+    tile_width: int = 640,
+    start: int = 0,
+) -> np.ndarray:
     """The first ``count`` images of ``split`` from ``start`` with their labels, in a grid."""
     root = Path(dataset)
     names = read_names(root)
-    images = sorted((root / "images" / split).glob("*.jpg"))[start: start + count]
+    images = sorted((root / "images" / split).glob("*.jpg"))[start : start + count]
     if not images:
         raise SynthError(f"{str(root / 'images' / split)!r} has no images to show")
     tiles = []
@@ -70,11 +95,15 @@ def contact_sheet(dataset: str | Path, *, count: int = 12, split: str = "train",
         scale = tile_width / drawn.shape[1]
         tiles.append(cv2.resize(drawn, (tile_width, int(drawn.shape[0] * scale))))
     tile_h = max(t.shape[0] for t in tiles)
-    padded = [cv2.copyMakeBorder(t, 0, tile_h - t.shape[0] + 4, 0, 4, cv2.BORDER_CONSTANT,
-                                 value=(255, 255, 255)) for t in tiles]
+    padded = [
+        cv2.copyMakeBorder(
+            t, 0, tile_h - t.shape[0] + 4, 0, 4, cv2.BORDER_CONSTANT, value=(255, 255, 255)
+        )
+        for t in tiles
+    ]
     while len(padded) % columns:
         padded.append(np.full_like(padded[0], 255))
-    rows = [np.hstack(padded[i: i + columns]) for i in range(0, len(padded), columns)]
+    rows = [np.hstack(padded[i : i + columns]) for i in range(0, len(padded), columns)]
     return np.vstack(rows)
 
 
@@ -94,8 +123,9 @@ def crop_sheet(dataset: str | Path, *, split: str = "train", per_class: int = 12
             continue
         h, w = crops[0].shape[:2]
         label = np.full((h, 90, 3), 255, np.uint8)
-        cv2.putText(label, cls, (3, h // 2 + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1,
-                    cv2.LINE_AA)
+        cv2.putText(
+            label, cls, (3, h // 2 + 5), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 0), 1, cv2.LINE_AA
+        )
         row = [label] + [cv2.resize(c, (w, h)) for c in crops]
         row += [np.full((h, w, 3), 255, np.uint8)] * (per_class - len(crops))
         rows.append(np.hstack(row))
@@ -108,5 +138,7 @@ def write_sheet(sheet: np.ndarray, out: str | Path) -> Path:
     path = Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(path), sheet):
-        raise SynthError(f"cannot write {str(path)!r}: use a .png or .jpg name in a writable folder")
+        raise SynthError(
+            f"cannot write {str(path)!r}: use a .png or .jpg name in a writable folder"
+        )
     return path

@@ -46,11 +46,12 @@ def _grain(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
         bank = np.random.default_rng(12345).standard_normal((h + 64, w + 64, 3), np.float32)
         _GRAIN[key] = np.clip(128 + _GRAIN_SIGMA * bank, 0, 255).astype(np.uint8)
     y, x = int(rng.integers(64)), int(rng.integers(64))
-    return _GRAIN[key][y: y + h, x: x + w]
+    return _GRAIN[key][y : y + h, x : x + w]
 
 
-def apply_effects(image: np.ndarray, rng: np.random.Generator,
-                  config: EffectsConfig = EffectsConfig()) -> np.ndarray:
+def apply_effects(
+    image: np.ndarray, rng: np.random.Generator, config: EffectsConfig = EffectsConfig()
+) -> np.ndarray:
     """A new frame: ``image`` (BGR uint8) as a webcam in a café would have delivered it."""
     h, w = image.shape[:2]
     gain = np.ones((12, 12), np.float32)
@@ -59,8 +60,9 @@ def apply_effects(image: np.ndarray, rng: np.random.Generator,
         yy, xx = np.mgrid[0:12, 0:12].astype(np.float32) / 11
         gx, gy = rng.uniform(-0.35, 0.35, 2)
         gain = gain * (1 + gx * (xx - 0.5) + gy * (yy - 0.5))
-        gain = gain * (1 + cv2.GaussianBlur(rng.normal(0, 0.12, (12, 12)).astype(np.float32),
-                                            (0, 0), 2))
+        gain = gain * (
+            1 + cv2.GaussianBlur(rng.normal(0, 0.12, (12, 12)).astype(np.float32), (0, 0), 2)
+        )
         gain = gain * np.float32(rng.uniform(0.7, 1.2))
     if rng.random() < config.dim_probability:
         gain = gain * np.float32(rng.uniform(0.35, 0.7))

@@ -23,7 +23,15 @@ import numpy as np
 from scorekeeper.synth import SynthError
 
 TABLE_KINDS: tuple[str, ...] = (
-    "wood", "formica", "felt", "cloth", "gingham", "stripes", "dots", "marble", "plain",
+    "wood",
+    "formica",
+    "felt",
+    "cloth",
+    "gingham",
+    "stripes",
+    "dots",
+    "marble",
+    "plain",
 )
 
 
@@ -52,8 +60,9 @@ def _shade(base: np.ndarray, field: np.ndarray) -> np.ndarray:
     return shaded
 
 
-def render_table(width: int, height: int, rng: np.random.Generator,
-                 kind: str | None = None) -> np.ndarray:
+def render_table(
+    width: int, height: int, rng: np.random.Generator, kind: str | None = None
+) -> np.ndarray:
     """A table top ``width`` x ``height`` (BGR uint8) of a random or given ``kind``."""
     if kind is None:
         kind = str(rng.choice(TABLE_KINDS))
@@ -62,8 +71,9 @@ def render_table(width: int, height: int, rng: np.random.Generator,
     h, w = height, width
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     if kind == "wood":
-        base = np.array([rng.uniform(20, 90), rng.uniform(50, 120), rng.uniform(90, 190)],
-                        np.float32)
+        base = np.array(
+            [rng.uniform(20, 90), rng.uniform(50, 120), rng.uniform(90, 190)], np.float32
+        )
         angle = rng.uniform(0, np.pi)
         u = xs * np.cos(angle) + ys * np.sin(angle)
         warp = _smooth_noise(h, w, int(rng.integers(2, 5)), rng) * rng.uniform(5, 20)
@@ -85,8 +95,9 @@ def render_table(width: int, height: int, rng: np.random.Generator,
         speck = rng.random((h, w)) < rng.uniform(0.0, 0.02)
         out[speck] *= rng.uniform(0.5, 1.4)
     elif kind == "felt":
-        base = np.array(rng.choice([[40, 100, 25], [100, 60, 25], [35, 35, 110], [50, 50, 50]]),
-                        np.float32) * np.float32(rng.uniform(0.7, 1.3))
+        base = np.array(
+            rng.choice([[40, 100, 25], [100, 60, 25], [35, 35, 110], [50, 50, 50]]), np.float32
+        ) * np.float32(rng.uniform(0.7, 1.3))
         field = 1 + _fine_noise(h, w, rng, 0.06) + _smooth_noise(h, w, 12, rng) * 0.05
         out = _shade(base, field)
     elif kind == "cloth":
@@ -106,15 +117,17 @@ def render_table(width: int, height: int, rng: np.random.Generator,
         elif kind == "stripes":
             mix = ((u // size) % 2).astype(np.float32)
         else:
-            mix = (((u % size) - size / 2) ** 2 + ((v % size) - size / 2) ** 2
-                   < (size * rng.uniform(0.15, 0.35)) ** 2).astype(np.float32)
+            mix = (
+                ((u % size) - size / 2) ** 2 + ((v % size) - size / 2) ** 2
+                < (size * rng.uniform(0.15, 0.35)) ** 2
+            ).astype(np.float32)
         mix = cv2.GaussianBlur(mix.astype(np.float32), (0, 0), 0.8)
         out = a[None, None, :] * (1 - mix[:, :, None]) + b[None, None, :] * mix[:, :, None]
         out *= (1 + _fine_noise(h, w, rng, 0.03) + _smooth_noise(h, w, 5, rng) * 0.04)[:, :, None]
     elif kind == "marble":
         base = _colour(rng, 150, 245)
         veins = np.abs(np.sin((xs * 0.01 + _smooth_noise(h, w, 5, rng) * 2.5) * np.pi * 2))
-        field = 0.8 + 0.2 * veins ** 0.3 + _fine_noise(h, w, rng, 0.015)
+        field = 0.8 + 0.2 * veins**0.3 + _fine_noise(h, w, rng, 0.015)
         out = _shade(base, field)
     else:
         base = _colour(rng, 30, 230)
@@ -150,4 +163,6 @@ class TableImages:
         scale = rng.uniform(0.5, 1.0)
         cw, ch = max(8, int(iw * scale)), max(8, int(ih * scale))
         x, y = int(rng.integers(0, iw - cw + 1)), int(rng.integers(0, ih - ch + 1))
-        return cv2.resize(image[y: y + ch, x: x + cw], (width, height), interpolation=cv2.INTER_AREA)
+        return cv2.resize(
+            image[y : y + ch, x : x + cw], (width, height), interpolation=cv2.INTER_AREA
+        )

@@ -370,10 +370,16 @@ def _stage_deal(d: _Director, plan: DealPlan, number: int) -> None:
     turned_side = 1.0 if (turned_pose.x - cx) * oy - (turned_pose.y - cy) * ox > 0 else -1.0
     turned = d.add(Track(kind=CARD, keys=[], end=0, z=d.z(), card=plan.turned, seat=dealer))
     settled = d.slide_in(dealer, turned, turned_pose, None)
-    d.events.append(truth_event(
-        game.DealStarted(frame=settled, deal=number, dealer=dealer, turned=plan.turned, confidence=1.0),
-        trump=plan.turned.suit.value, side=layout.sides[dealer], box=_frame_box(layout, turned_pose),
-    ))
+    d.events.append(
+        truth_event(
+            game.DealStarted(
+                frame=settled, deal=number, dealer=dealer, turned=plan.turned, confidence=1.0
+            ),
+            trump=plan.turned.suit.value,
+            side=layout.sides[dealer],
+            box=_frame_box(layout, turned_pose),
+        )
+    )
     d.wait(0.6, 1.2)
     stacks: list[Track] = []
     pile_count = {seat: 0 for seat in range(4)}
@@ -395,25 +401,46 @@ def _stage_deal(d: _Director, plan: DealPlan, number: int) -> None:
                 # The turned card leaves its spot as a new track, so it passes over the trick.
                 turned.end = track.start
             on_table.append(track)
-            d.events.append(truth_event(
-                game.CardPlayed(frame=landed, deal=number, trick=trick.number, seat=seat, card=card,
-                                confidence=1.0, side_seat=seat),
-                position=position, side=layout.sides[seat], from_turned=card == plan.turned,
-            ))
+            d.events.append(
+                truth_event(
+                    game.CardPlayed(
+                        frame=landed,
+                        deal=number,
+                        trick=trick.number,
+                        seat=seat,
+                        card=card,
+                        confidence=1.0,
+                        side_seat=seat,
+                    ),
+                    position=position,
+                    side=layout.sides[seat],
+                    from_turned=card == plan.turned,
+                )
+            )
         d.wait(0.6, 1.4)
         gathered = _gather(d, trick.winner, on_table, pile_count[trick.winner], -turned_side)
         pile_count[trick.winner] += 1
         stacks.append(gathered[1])
-        d.events.append(truth_event(
-            game.TrickGathered(frame=gathered[0], deal=number, trick=trick.number, winner=trick.winner,
-                               cards=tuple(trick.cards), points=trick.points),
-            side=layout.sides[trick.winner],
-        ))
+        d.events.append(
+            truth_event(
+                game.TrickGathered(
+                    frame=gathered[0],
+                    deal=number,
+                    trick=trick.number,
+                    winner=trick.winner,
+                    cards=tuple(trick.cards),
+                    points=trick.points,
+                ),
+                side=layout.sides[trick.winner],
+            )
+        )
     d.wait(0.8, 1.5)
-    d.events.append(truth_event(
-        game.DealEnded(frame=d.now, deal=number, points=dict(plan.points)),
-        revokes=[dict(r) for r in plan.revokes],
-    ))
+    d.events.append(
+        truth_event(
+            game.DealEnded(frame=d.now, deal=number, points=dict(plan.points)),
+            revokes=[dict(r) for r in plan.revokes],
+        )
+    )
     _clear_table(d, stacks, (dealer + 1) % 4)
 
 

@@ -56,8 +56,9 @@ def build_video_set(options: VideoSetOptions, *, workers: int = 1) -> dict[str, 
                 (options.out / part / kind / split).mkdir(parents=True, exist_ok=True)
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            counts = list(pool.map(_render_seed, [options] * len(options.seeds),
-                                   range(len(options.seeds))))
+            counts = list(
+                pool.map(_render_seed, [options] * len(options.seeds), range(len(options.seeds)))
+            )
     else:
         counts = [_render_seed(options, position) for position in range(len(options.seeds))]
     summary = {
@@ -93,14 +94,20 @@ def _render_seed(options: VideoSetOptions, position: int) -> tuple[int, int]:
         image = renderer.render(scene)
         name = f"s{seed}-f{number:05d}"
         quality = int(rng.integers(*options.quality, endpoint=True))
-        rows = "".join(yolo_row(card.index, box, width, height) + "\n" for card, box in labels[number])
-        for part, picture in (("frames", image),
-                              ("detector", cv2.resize(image, small, interpolation=cv2.INTER_AREA))):
+        rows = "".join(
+            yolo_row(card.index, box, width, height) + "\n" for card, box in labels[number]
+        )
+        for part, picture in (
+            ("frames", image),
+            ("detector", cv2.resize(image, small, interpolation=cv2.INTER_AREA)),
+        ):
             folder = options.out / part
-            cv2.imwrite(str(folder / "images" / split / f"{name}.jpg"), picture,
-                        [cv2.IMWRITE_JPEG_QUALITY, quality])
+            cv2.imwrite(
+                str(folder / "images" / split / f"{name}.jpg"),
+                picture,
+                [cv2.IMWRITE_JPEG_QUALITY, quality],
+            )
             (folder / "labels" / split / f"{name}.txt").write_text(rows)
         frames += 1
         indices += len(labels[number])
     return frames, indices
-

@@ -20,8 +20,9 @@ class Camera:
     distance: float
 
     @classmethod
-    def for_index_height(cls, *, width: int, height: int, hfov: float, tilt: float,
-                         index_mm: float, index_px: float) -> Camera:
+    def for_index_height(
+        cls, *, width: int, height: int, hfov: float, tilt: float, index_mm: float, index_px: float
+    ) -> Camera:
         """A camera placed so that an index ``index_mm`` tall at the centre is ``index_px`` tall."""
         focal = width / 2 / np.tan(np.radians(hfov) / 2)
         return cls(width, height, float(focal), tilt, float(focal * index_mm / index_px))
@@ -52,8 +53,9 @@ def apply_homography(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     return projected
 
 
-def card_to_table(width_px: int, height_px: int, *, card_mm: float, angle: float,
-                  centre: tuple[float, float]) -> np.ndarray:
+def card_to_table(
+    width_px: int, height_px: int, *, card_mm: float, angle: float, centre: tuple[float, float]
+) -> np.ndarray:
     """Face pixels to table mm: a card ``card_mm`` tall, turned ``angle`` degrees, centred."""
     s = card_mm / height_px
     c, si = np.cos(np.radians(angle)), np.sin(np.radians(angle))

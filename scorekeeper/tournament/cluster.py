@@ -33,8 +33,14 @@ class ClusterError(ScorekeeperError):
 def server_bin() -> Path:
     """The folder with ``initdb`` and ``pg_ctl``, newest version first."""
     given = os.environ.get("PG_BIN")
-    candidates = [given] if given else sorted(
-        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True
+    candidates = (
+        [given]
+        if given
+        else sorted(
+            glob.glob("/usr/lib/postgresql/*/bin"),
+            key=lambda p: int(Path(p).parent.name),
+            reverse=True,
+        )
     )
     for folder in candidates:
         if folder and (Path(folder) / "initdb").is_file() and (Path(folder) / "pg_ctl").is_file():
@@ -58,25 +64,60 @@ class Cluster:
 
     def _run(self, *command: str) -> None:
         prefix = ["runuser", "-u", "postgres", "--"] if self.as_root else []
-        result = subprocess.run([*prefix, *command], capture_output=True, text=True, timeout=120, check=False)
+        result = subprocess.run(
+            [*prefix, *command], capture_output=True, text=True, timeout=120, check=False
+        )
         if result.returncode != 0:
             detail = (result.stderr or result.stdout).strip().splitlines()
-            raise ClusterError(f"{Path(command[0]).name} failed: {detail[-1] if detail else result.returncode}")
+            raise ClusterError(
+                f"{Path(command[0]).name} failed: {detail[-1] if detail else result.returncode}"
+            )
 
     def create(self) -> None:
         if self.as_root:
             shutil.chown(self.folder, user="postgres")
-        self._run(str(self.bin / "initdb"), "-D", str(self.folder / "data"), "-U", USER, "-A", "trust",
-                  "--no-sync", "-E", "UTF8")
+        self._run(
+            str(self.bin / "initdb"),
+            "-D",
+            str(self.folder / "data"),
+            "-U",
+            USER,
+            "-A",
+            "trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+        )
 
     def start(self) -> None:
-        options = (f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.folder} -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300")
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-l", str(self.folder / "log"),
-                  "-o", options, "-w", "-t", "60", "start")
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.folder} -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
+        )
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.folder / "data"),
+            "-l",
+            str(self.folder / "log"),
+            "-o",
+            options,
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
 
     def stop(self) -> None:
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate", "-w", "stop")
+        self._run(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.folder / "data"),
+            "-m",
+            "immediate",
+            "-w",
+            "stop",
+        )
 
 
 @contextmanager

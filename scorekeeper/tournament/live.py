@@ -33,7 +33,9 @@ class TournamentHub:
         self._table_versions: dict[str, int] = {}
         self._stopping = threading.Event()
         self._listening = threading.Event()
-        self._thread = threading.Thread(target=self._listen, name="scorekeeper-tournament-listen", daemon=True)
+        self._thread = threading.Thread(
+            target=self._listen, name="scorekeeper-tournament-listen", daemon=True
+        )
         self._thread.start()
 
     def wait_listening(self, timeout: float) -> bool:
@@ -55,7 +57,9 @@ class TournamentHub:
                 with psycopg.connect(self.store.dsn, autocommit=True, connect_timeout=10) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self._listening.set()
-                    self.changed(EVERYTHING)  # notices sent while we were away are lost: refresh all
+                    self.changed(
+                        EVERYTHING
+                    )  # notices sent while we were away are lost: refresh all
                     delay = 0.2
                     while not self._stopping.is_set():
                         for notice in conn.notifies(timeout=1.0):
@@ -73,7 +77,9 @@ class TournamentHub:
         if isinstance(notice, dict) and notice.get("tournament") == self.store.tournament:
             self.changed(str(notice.get("table", EVERYTHING)))
 
-    def stream(self, summaries: Callable[[list[str] | None], list[dict[str, Any]]]) -> Iterator[str]:
+    def stream(
+        self, summaries: Callable[[list[str] | None], list[dict[str, Any]]]
+    ) -> Iterator[str]:
         """Server-Sent Events: every table now, then each table that changes; a ping when idle.
 
         ``summaries(None)`` gives every table's summary, ``summaries([ids])`` those tables'.

@@ -33,7 +33,9 @@ class PusherError(ScorekeeperError):
 def check_url(url: str) -> str:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise PusherError(f"--tournament {url!r}: give the server's address, like http://192.168.1.10:8100")
+        raise PusherError(
+            f"--tournament {url!r}: give the server's address, like http://192.168.1.10:8100"
+        )
     return url.rstrip("/")
 
 
@@ -94,7 +96,9 @@ class Pusher:
         return f"{self.url}/api/tables/{quote(self.table_id)}"
 
     def start(self) -> Pusher:
-        self._thread = threading.Thread(target=self._run, name=f"scorekeeper-push-{self.table_id}", daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, name=f"scorekeeper-push-{self.table_id}", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -129,7 +133,9 @@ class Pusher:
                 self._stopping.wait(self.rng.uniform(0, delay))
                 continue
             if failures:
-                self.warn(f"tournament server: reached again, {self.status.acked} events held there")
+                self.warn(
+                    f"tournament server: reached again, {self.status.acked} events held there"
+                )
                 self._warned = None
             failures = 0
             if not pending:
@@ -144,7 +150,7 @@ class Pusher:
         log = self.store.events(self.table_id)
         if len(log) <= acked:
             return False
-        chunk = log[acked:acked + self.batch]
+        chunk = log[acked : acked + self.batch]
         answer = self._request("POST", f"{self._table_url}/events", push_body(chunk))
         self.status.pushes += 1
         self._set_acked(answer["acked"])
@@ -152,16 +158,24 @@ class Pusher:
 
     def _set_acked(self, value: Any) -> None:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise PusherError(f"the tournament server answered acked={value!r}: is that a scorekeeper tournament?")
+            raise PusherError(
+                f"the tournament server answered acked={value!r}: is that a scorekeeper tournament?"
+            )
         with self._caught_up:
             self.status.acked = value
             self._caught_up.notify_all()
 
     def _request(self, method: str, url: str, body: Any = None) -> dict[str, Any]:
         data = None if body is None else json.dumps(body, ensure_ascii=False).encode()
-        request = urllib.request.Request(url, data=data, method=method, headers={
-            KEY_HEADER: self.key, "Content-Type": "application/json",
-        })
+        request = urllib.request.Request(
+            url,
+            data=data,
+            method=method,
+            headers={
+                KEY_HEADER: self.key,
+                "Content-Type": "application/json",
+            },
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 answer: dict[str, Any] = json.load(response)
@@ -171,7 +185,9 @@ class Pusher:
             if exc.code == 409 and isinstance(reply.get("acked"), int):
                 self._set_acked(reply["acked"])  # the server holds less (or more) than we thought
                 return {"acked": reply["acked"]}
-            raise PusherError(f"tournament server refused ({exc.code}): {reply.get('error', exc.reason)}") from None
+            raise PusherError(
+                f"tournament server refused ({exc.code}): {reply.get('error', exc.reason)}"
+            ) from None
 
     def _say(self, message: str) -> None:
         self.status.last_error = message

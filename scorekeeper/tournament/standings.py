@@ -70,9 +70,14 @@ class Standing:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "team": self.team, "played": self.played, "won": self.won, "lost": self.lost,
-            "points": self.points, "riscos_for": self.riscos_for,
-            "riscos_against": self.riscos_against, "diff": self.diff,
+            "team": self.team,
+            "played": self.played,
+            "won": self.won,
+            "lost": self.lost,
+            "points": self.points,
+            "riscos_for": self.riscos_for,
+            "riscos_against": self.riscos_against,
+            "diff": self.diff,
         }
 
 
@@ -137,7 +142,7 @@ def _pair(pool: list[str], played: set[frozenset[str]]) -> list[tuple[str, str]]
     for index, other in enumerate(rest):
         if frozenset((first, other)) in played:
             continue
-        tail = _pair(rest[:index] + rest[index + 1:], played)
+        tail = _pair(rest[:index] + rest[index + 1 :], played)
         if tail is not None:
             return [(first, other), *tail]
     return None

@@ -57,8 +57,13 @@ def class_of_label(label: str) -> int | None:
     return Card.parse(label).index
 
 
-def render_index_crop(face: _Face, box: Sequence[float], rng: np.random.Generator,
-                      *, background: np.ndarray | None = None) -> np.ndarray:
+def render_index_crop(
+    face: _Face,
+    box: Sequence[float],
+    rng: np.random.Generator,
+    *,
+    background: np.ndarray | None = None,
+) -> np.ndarray:
     """One context crop of the index ``box`` of ``face``, turned by a random angle and scaled so the
     turned box's longer side fills the classifier's framing."""
     import cv2
@@ -69,7 +74,10 @@ def render_index_crop(face: _Face, box: Sequence[float], rng: np.random.Generato
     theta = np.deg2rad(angle)
     w, h = x2 - x1, y2 - y1
     # Axis-aligned bounds of the turned box: what a detector would draw around it.
-    bound = max(abs(w * np.cos(theta)) + abs(h * np.sin(theta)), abs(w * np.sin(theta)) + abs(h * np.cos(theta)))
+    bound = max(
+        abs(w * np.cos(theta)) + abs(h * np.sin(theta)),
+        abs(w * np.sin(theta)) + abs(h * np.cos(theta)),
+    )
     target = CONTEXT_SIZE / (1.0 + 2.0 * CONTEXT_MARGIN)
     scale = target / max(bound, 1.0)
     matrix = np.asarray(cv2.getRotationMatrix2D((cx, cy), angle, scale), np.float64)
@@ -79,10 +87,21 @@ def render_index_crop(face: _Face, box: Sequence[float], rng: np.random.Generato
     if scale < 0.5:
         sigma = 0.5 / scale
         image = cv2.GaussianBlur(image, (0, 0), sigma * 0.6)
-    card = cv2.warpAffine(image, matrix, (CONTEXT_SIZE, CONTEXT_SIZE), flags=cv2.INTER_AREA,
-                          borderMode=cv2.BORDER_REPLICATE)
-    inside = cv2.warpAffine(face.mask, matrix, (CONTEXT_SIZE, CONTEXT_SIZE), flags=cv2.INTER_LINEAR,
-                            borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    card = cv2.warpAffine(
+        image,
+        matrix,
+        (CONTEXT_SIZE, CONTEXT_SIZE),
+        flags=cv2.INTER_AREA,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    inside = cv2.warpAffine(
+        face.mask,
+        matrix,
+        (CONTEXT_SIZE, CONTEXT_SIZE),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=0,
+    )
     if background is None:
         background = table_patch(rng)
     alpha = (inside.astype(np.float32) / 255.0)[:, :, None]
@@ -97,8 +116,9 @@ def table_patch(rng: np.random.Generator) -> np.ndarray:
     return np.clip(base[None, None, :] + grain, 0, 255).astype(np.uint8)
 
 
-def face_context_crops(packs: Iterable[_Pack], *, per_index: int, seed: int = 0,
-                       labels: Iterable[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def face_context_crops(
+    packs: Iterable[_Pack], *, per_index: int, seed: int = 0, labels: Iterable[str] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """``per_index`` turned crops of each index of each face in ``packs`` (N x 96 x 96 x 3 BGR)."""
     rng = np.random.default_rng(seed)
     wanted = set(labels) if labels is not None else None
@@ -125,19 +145,27 @@ def procedural_packs(count: int, *, seed: int = 0) -> list[_Pack]:
     """``count`` procedural decks of random styles (fonts, colours, index layouts)."""
     from scorekeeper.synth.faces import FaceStyle, ProceduralPack
 
-    return [ProceduralPack(FaceStyle.random(np.random.default_rng([seed, 7, i]))) for i in range(count)]
+    return [
+        ProceduralPack(FaceStyle.random(np.random.default_rng([seed, 7, i]))) for i in range(count)
+    ]
 
 
-def training_face_crops(packs: Sequence[_Pack], *, per_index: int, procedural: int,
-                        procedural_per_index: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
+def training_face_crops(
+    packs: Sequence[_Pack], *, per_index: int, procedural: int, procedural_per_index: int, seed: int
+) -> tuple[np.ndarray, np.ndarray] | None:
     """Face crops of ``packs`` plus those of ``procedural`` procedural decks, whose 8, 9, 10 and
     joker keep ``not_a_card`` and other fonts in view; None when both counts are zero."""
     parts = []
     if packs and per_index > 0:
         parts.append(face_context_crops(packs, per_index=per_index, seed=seed))
     if procedural > 0:
-        parts.append(face_context_crops(procedural_packs(procedural, seed=seed),
-                                        per_index=procedural_per_index, seed=seed + 1))
+        parts.append(
+            face_context_crops(
+                procedural_packs(procedural, seed=seed),
+                per_index=procedural_per_index,
+                seed=seed + 1,
+            )
+        )
     if not parts:
         return None
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

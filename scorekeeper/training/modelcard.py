@@ -27,37 +27,58 @@ def figures_markdown(metrics: dict[str, Any]) -> str:
     synthetic = metrics.get("synthetic_val")
     if synthetic:
         rows.append(("synthetic val", str(synthetic["detector_size"]), synthetic))
-    for key, name in (("realcards_dev", "realcards-dev"),
-                      ("realcards_dev_webcam_scale", "realcards-dev, webcam scale"),
-                      ("realcards_webcam", "realcards-webcam")):
+    for key, name in (
+        ("realcards_dev", "realcards-dev"),
+        ("realcards_dev_webcam_scale", "realcards-dev, webcam scale"),
+        ("realcards_webcam", "realcards-webcam"),
+    ):
         for size, block in (metrics.get(key) or {}).items():
             rows.append((name, size, block))
     for name, size, block in rows:
         s1, s2, cards = block["stage1"], block["stage2"], block["cards"]
         suits = cards.get("suit_recall")
-        by_suit = " / ".join(str(round(suits[s], 2)) for s in ("H", "S", "D", "C")) if suits else "-"
+        by_suit = (
+            " / ".join(str(round(suits[s], 2)) for s in ("H", "S", "D", "C")) if suits else "-"
+        )
         lines.append(
             f"| {name} | {size} | {s1['index_ap50']} "
             f"| {s1['index_recall']} / {s1['index_precision']} "
             f"| {s2.get('top1')} ({s2.get('top3')}) | {s2.get('non_sueca_rejected', '-')} "
             f"| {cards['card_precision']} | {cards['card_recall']} | {by_suit} |"
         )
-    calibrated = [(name, size, block["calibration"]) for name, size, block in rows if block.get("calibration")]
+    calibrated = [
+        (name, size, block["calibration"]) for name, size, block in rows if block.get("calibration")
+    ]
     if calibrated:
-        lines += ["", "Stage 2 calibration on the labelled real corners (share right at each confidence):", "",
-                  "| set | ECE | " + " | ".join(f"{low}-{high}" for low, high in _BINS) + " |",
-                  "|---|---|" + "---|" * len(_BINS)]
+        lines += [
+            "",
+            "Stage 2 calibration on the labelled real corners (share right at each confidence):",
+            "",
+            "| set | ECE | " + " | ".join(f"{low}-{high}" for low, high in _BINS) + " |",
+            "|---|---|" + "---|" * len(_BINS),
+        ]
         seen = set()
         for name, _size, calibration in calibrated:
             if name in seen:  # stage 2 does not depend on the detector's size
                 continue
             seen.add(name)
-            right = {(b["from"], b["to"]): f"{b['right']} ({b['crops']})" for b in calibration["bins"]}
-            lines.append(f"| {name} | {calibration['ece']} | " + " | ".join(right.get(b, "-") for b in _BINS) + " |")
+            right = {
+                (b["from"], b["to"]): f"{b['right']} ({b['crops']})" for b in calibration["bins"]
+            }
+            lines.append(
+                f"| {name} | {calibration['ece']} | "
+                + " | ".join(right.get(b, "-") for b in _BINS)
+                + " |"
+            )
     latency = metrics.get("latency")
     if latency:
-        lines += ["", (f"Latency, both stages, one {latency['frame']} frame: median "
-                  f"{latency['median_ms']} ms (p90 {latency['p90_ms']} ms, {latency['runs']} runs).")]
+        lines += [
+            "",
+            (
+                f"Latency, both stages, one {latency['frame']} frame: median "
+                f"{latency['median_ms']} ms (p90 {latency['p90_ms']} ms, {latency['runs']} runs)."
+            ),
+        ]
     return "\n".join(lines)
 
 

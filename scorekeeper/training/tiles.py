@@ -18,8 +18,15 @@ from scorekeeper.vision.evaluate import read_yolo_labels
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png")
 
 
-def write_tiles(dataset: Path, out: Path, *, tile: int = 320, per_image: int = 1, seed: int = 0,
-                min_inside: float = 0.6) -> int:
+def write_tiles(
+    dataset: Path,
+    out: Path,
+    *,
+    tile: int = 320,
+    per_image: int = 1,
+    seed: int = 0,
+    min_inside: float = 0.6,
+) -> int:
     """Cut ``per_image`` random tiles from each training frame into ``out`` (YOLO layout).
 
     A box keeps its label when at least ``min_inside`` of it lies in the tile (clipped to it).
@@ -38,18 +45,19 @@ def write_tiles(dataset: Path, out: Path, *, tile: int = 320, per_image: int = 1
         if frame is None:
             continue
         height, width = frame.shape[:2]
-        classes, xyxy = read_yolo_labels(dataset / "labels" / "train" / (image_path.stem + ".txt"),
-                                         width, height)
+        classes, xyxy = read_yolo_labels(
+            dataset / "labels" / "train" / (image_path.stem + ".txt"), width, height
+        )
         tw, th = min(tile, width), min(tile, height)
         for k in range(per_image):
             if len(xyxy) and rng.random() < 0.8:  # centre a window near a random index
-                cx, cy = ((xyxy[rng.integers(len(xyxy))][:2] + xyxy[rng.integers(len(xyxy))][2:]) / 2)
+                cx, cy = (xyxy[rng.integers(len(xyxy))][:2] + xyxy[rng.integers(len(xyxy))][2:]) / 2
                 x0 = int(np.clip(cx - tw / 2 + rng.uniform(-tw / 3, tw / 3), 0, width - tw))
                 y0 = int(np.clip(cy - th / 2 + rng.uniform(-th / 3, th / 3), 0, height - th))
             else:
                 x0 = int(rng.integers(0, width - tw + 1))
                 y0 = int(rng.integers(0, height - th + 1))
-            crop = frame[y0:y0 + th, x0:x0 + tw]
+            crop = frame[y0 : y0 + th, x0 : x0 + tw]
             lines = []
             for cls, (x1, y1, x2, y2) in zip(classes, xyxy):
                 cx1, cy1 = max(x1, x0), max(y1, y0)
@@ -57,8 +65,10 @@ def write_tiles(dataset: Path, out: Path, *, tile: int = 320, per_image: int = 1
                 area = max(x2 - x1, 1e-6) * max(y2 - y1, 1e-6)
                 if cx2 <= cx1 or cy2 <= cy1 or (cx2 - cx1) * (cy2 - cy1) < min_inside * area:
                     continue
-                lines.append(f"{cls} {((cx1 + cx2) / 2 - x0) / tw:.6f} {((cy1 + cy2) / 2 - y0) / th:.6f} "
-                             f"{(cx2 - cx1) / tw:.6f} {(cy2 - cy1) / th:.6f}")
+                lines.append(
+                    f"{cls} {((cx1 + cx2) / 2 - x0) / tw:.6f} {((cy1 + cy2) / 2 - y0) / th:.6f} "
+                    f"{(cx2 - cx1) / tw:.6f} {(cy2 - cy1) / th:.6f}"
+                )
             name = f"{image_path.stem}_t{k}"
             cv2.imwrite(str(out / "images" / f"{name}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
             (out / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
@@ -66,8 +76,9 @@ def write_tiles(dataset: Path, out: Path, *, tile: int = 320, per_image: int = 1
     return written
 
 
-def write_mixed_yaml(dataset: Path, tiles: Path, target: Path, *,
-                     extra: list[Path] | None = None) -> Path:
+def write_mixed_yaml(
+    dataset: Path, tiles: Path, target: Path, *, extra: list[Path] | None = None
+) -> Path:
     """A ``data.yaml`` training on the frames and the tiles (and the ``extra`` images, listed in a
     file beside it), validating on the frames' val split."""
     names = "\n".join(f"  {i}: {i}" for i in range(40))

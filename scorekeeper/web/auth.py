@@ -79,20 +79,27 @@ class PinGuard:
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(
             str(database) if database is not None else ":memory:",
-            timeout=10.0, isolation_level=None, check_same_thread=False,
+            timeout=10.0,
+            isolation_level=None,
+            check_same_thread=False,
         )
         for statement in _SCHEMA:
             self._conn.execute(statement)
 
     def _score(self, key: str, now: float) -> float:
-        row = self._conn.execute("SELECT score, at FROM pin_failures WHERE address = ?", (key,)).fetchone()
+        row = self._conn.execute(
+            "SELECT score, at FROM pin_failures WHERE address = ?", (key,)
+        ).fetchone()
         if row is None:
             return 0.0
         score, at = float(row[0]), float(row[1])
         return max(0.0, score - max(0.0, now - at) / self.lockout)
 
     def _trusted(self, key: str) -> bool:
-        return self._conn.execute("SELECT 1 FROM pin_trusted WHERE address = ?", (key,)).fetchone() is not None
+        return (
+            self._conn.execute("SELECT 1 FROM pin_trusted WHERE address = ?", (key,)).fetchone()
+            is not None
+        )
 
     def locked(self, address: str) -> float:
         """Seconds before the address may try a PIN again, 0 when it may try now."""
@@ -128,7 +135,8 @@ class PinGuard:
         with self._lock:
             self._conn.execute("DELETE FROM pin_failures WHERE address = ?", (key,))
             self._conn.execute(
-                "INSERT OR REPLACE INTO pin_trusted (address, at) VALUES (?, ?)", (key, self.clock())
+                "INSERT OR REPLACE INTO pin_trusted (address, at) VALUES (?, ?)",
+                (key, self.clock()),
             )
             self._conn.execute(
                 "DELETE FROM pin_trusted WHERE address IN (SELECT address FROM pin_trusted "
@@ -150,9 +158,13 @@ def pin_required(view: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         check: PinCheck | None = current_app.extensions.get(PIN_CHECK)
         if check is None:
-            return error(401, "writes are off: start the server with a PIN (scorekeeper serve --pin)")
+            return error(
+                401, "writes are off: start the server with a PIN (scorekeeper serve --pin)"
+            )
         given = request.headers.get(PIN_HEADER, "").strip()
-        if not given:  # not a guess: a page elsewhere can post blind, and must not lock the table out
+        if (
+            not given
+        ):  # not a guess: a page elsewhere can post blind, and must not lock the table out
             return error(401, f"missing table PIN: send it in the {PIN_HEADER} header")
         guard: PinGuard = current_app.extensions[PINS]
         address = request.remote_addr or "?"
@@ -163,7 +175,9 @@ def pin_required(view: Callable[..., Any]) -> Callable[..., Any]:
             return response
         if not check.matches(given):
             guard.failed(address)
-            return error(401, f"wrong table PIN: send the PIN the server printed in the {PIN_HEADER} header")
+            return error(
+                401, f"wrong table PIN: send the PIN the server printed in the {PIN_HEADER} header"
+            )
         guard.passed(address)
         return view(*args, **kwargs)
 
@@ -183,5 +197,7 @@ def install_pin(app: Any, *, database: str | Path | None) -> None:
     if check is not None:
         app.extensions[PIN_CHECK] = check
     app.extensions[PINS] = PinGuard(
-        tries=int(config.get("PIN_TRIES", 5)), lockout=float(config.get("PIN_LOCKOUT", 60.0)), database=database,
+        tries=int(config.get("PIN_TRIES", 5)),
+        lockout=float(config.get("PIN_LOCKOUT", 60.0)),
+        database=database,
     )

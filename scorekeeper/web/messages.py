@@ -26,7 +26,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("deal_over", r"(?P<card>[A2-7KJQ][HSDC]) comes after the tenth vaza"),
         ("match_won", r"the match was already won"),
         ("deal_unfinished", r"deal (?P<deal>\d+) has only (?P<plays>\d+) plays"),
-        ("no_play", r"correction of play (?P<play>\d+) of deal \d+: that deal has (?P<plays>\d+) plays"),
+        (
+            "no_play",
+            r"correction of play (?P<play>\d+) of deal \d+: that deal has (?P<plays>\d+) plays",
+        ),
         ("no_deal", r"no deal (yet|started yet)"),
         ("no_renuncia", r"no renúncia by .* to decide on"),
         ("nothing_to_undo", r"nothing to undo"),

@@ -70,7 +70,9 @@ def lan_address() -> str:
     """This machine's address on the LAN, as a phone would reach it (no packet is sent)."""
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
-        probe.connect(("192.0.2.1", 9))  # a documentation address: connect() on UDP only picks a route
+        probe.connect(
+            ("192.0.2.1", 9)
+        )  # a documentation address: connect() on UDP only picks a route
         address: str = probe.getsockname()[0]
         return address
     except OSError:
@@ -114,7 +116,9 @@ def listen(host: str, port: int) -> socket.socket:
                 f"--host {host}: not an address of this machine: "
                 "use 0.0.0.0 (every network) or 127.0.0.1"
             ) from None
-        raise ServeError(f"cannot listen on {host}:{port}: {error.strerror}: choose another --port") from None
+        raise ServeError(
+            f"cannot listen on {host}:{port}: {error.strerror}: choose another --port"
+        ) from None
     return sock
 
 
@@ -281,11 +285,15 @@ class PageServer:
         self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
 
 
-def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | None = None) -> PageServer:
+def make_page_server(
+    app: Any, host: str, port: int, *, limits: ServerLimits | None = None
+) -> PageServer:
     limits = limits or ServerLimits()
     listener = listen(host, port)
     share_malloc_arenas()
-    connections = min(limits.connection_limit, _open_file_limit(limits.connection_limit + 256) - 128)
+    connections = min(
+        limits.connection_limit, _open_file_limit(limits.connection_limit + 256) - 128
+    )
     workers = _GrowingDispatcher(spare=SPARE_THREADS, most=limits.max_streams + SPARE_THREADS)
     server = create_server(
         app,
@@ -305,8 +313,10 @@ def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | N
         raise TypeError("waitress made a server for several sockets out of one")
     server.channel_class = _Channel
     if limits.send_buffer:  # waitress sets these on every connection it accepts
-        server.adj.socket_options = [*server.adj.socket_options,
-                                     (socket.SOL_SOCKET, socket.SO_SNDBUF, limits.send_buffer)]
+        server.adj.socket_options = [
+            *server.adj.socket_options,
+            (socket.SOL_SOCKET, socket.SO_SNDBUF, limits.send_buffer),
+        ]
     # This one server's accept loop, replaced: waitress picks the server class itself.
     server.handle_accept = _accept_in_batches(  # type: ignore[method-assign]
         server, limit=max(connections, 16)
@@ -315,7 +325,9 @@ def make_page_server(app: Any, host: str, port: int, *, limits: ServerLimits | N
     bound = listener.getsockname()[1]
     shown = lan_address() if host in ("0.0.0.0", "::") else host
     named = f"[{shown}]" if _is_ipv6(shown) else shown
-    page = PageServer(server=server, url=f"http://{named}:{bound}/", port=bound, hosts=allowed_hosts(host, shown))
+    page = PageServer(
+        server=server, url=f"http://{named}:{bound}/", port=bound, hosts=allowed_hosts(host, shown)
+    )
     configure = getattr(app, "config", None)
     if configure is not None:
         configure["TRUSTED_HOSTS"] = page.hosts
@@ -335,7 +347,9 @@ def _is_ipv6(address: str) -> bool:
         return False
 
 
-def announce(page: PageServer, *, pin: str | None, pin_origin: str, database: str, qr: bool) -> None:
+def announce(
+    page: PageServer, *, pin: str | None, pin_origin: str, database: str, qr: bool
+) -> None:
     """``pin`` None: the stored PIN is kept, and only its hash is known here."""
     print(f"Score page: {page.url}  (open it on a phone on the same network)")
     if qr:

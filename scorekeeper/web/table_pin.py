@@ -92,7 +92,8 @@ def store_pin(database: str | os.PathLike[str], pin: str) -> HashedPin:
     conn = _connect(database)
     try:
         conn.execute(
-            "INSERT OR REPLACE INTO table_pin (id, salt, hash) VALUES (1, ?, ?)", (hashed.salt, hashed.digest)
+            "INSERT OR REPLACE INTO table_pin (id, salt, hash) VALUES (1, ?, ?)",
+            (hashed.salt, hashed.digest),
         )
     finally:
         conn.close()
@@ -104,7 +105,9 @@ def resolve_pin(
 ) -> tuple[str | None, str]:
     """(the PIN to print or None when the stored one is kept, a line saying where it came from)."""
     if pin is not None and new:
-        raise PinError("--pin and --new-pin: give one of them (--pin sets the PIN, --new-pin draws one)")
+        raise PinError(
+            "--pin and --new-pin: give one of them (--pin sets the PIN, --new-pin draws one)"
+        )
     if pin is not None:
         store_pin(database, pin)
         return pin, "set with --pin, kept for the next start"

@@ -40,16 +40,24 @@ class Served:
         self.server.close()
 
 
-def play_match(store: Store, table: str, rng: random.Random, *, target: int = 4, deals: int | None = None) -> None:
+def play_match(
+    store: Store, table: str, rng: random.Random, *, target: int = 4, deals: int | None = None
+) -> None:
     """A whole match of random legal deals (to ``target`` riscos), vazas gathered, into the table's log."""
     store.append(table, RulesChanged({"target": target}))
     dealer = rng.randrange(4)
     played = 0
-    while replay_record(store.record(table))["winner"] is None and (deals is None or played < deals):
+    while replay_record(store.record(table))["winner"] is None and (
+        deals is None or played < deals
+    ):
         turned, plays, _ = random_legal_deal(rng, dealer=dealer)
         store.append(table, DealStarted(dealer=dealer, turned=turned.notation))
         for index in range(0, 40, 4):
-            store.append(table, *(CardPlayed(card.notation) for card in plays[index:index + 4]), TrickGathered())
+            store.append(
+                table,
+                *(CardPlayed(card.notation) for card in plays[index : index + 4]),
+                TrickGathered(),
+            )
         dealer = next_seat(dealer)
         played += 1
 
