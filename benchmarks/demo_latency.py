@@ -1,4 +1,5 @@
-"""End-to-end delay on the demo clip: from a card landing on the table to the phone's page showing it.
+"""End-to-end delay on the demo clip: from a card landing on the table to the phone's page showing
+it.
 
 Plays the shipped clip at real speed through the whole pipeline (capture, card reader, tracker,
 store) with the page served on loopback and one phone-like client on its event stream. A card

@@ -71,7 +71,7 @@ def post(url: str, path: str, body: dict[str, object]) -> None:
 
 
 def writes(url: str, count: int, rng: random.Random) -> int:
-    """Whole deals, one write per card, until at least ``count`` writes; a new match when one is won."""
+    """Whole deals, a write per card, until at least ``count`` writes (a new match after a win)."""
     done = 0
     while done < count:
         state = json.loads(urllib.request.urlopen(url + "api/state", timeout=60).read())
@@ -144,7 +144,8 @@ def main() -> int:
             time.sleep(0.5)
             slowest = max(get_ms(url) for _ in range(15))
             print(
-                f"GET /api/state with {args.half_open} half-open connections: median {median_get(url):.1f} ms, "
+                f"GET /api/state with {args.half_open} half-open connections: "
+                f"median {median_get(url):.1f} ms, "
                 f"slowest of 15 {slowest:.1f} ms (target < 1000)",
                 flush=True,
             )
@@ -183,7 +184,8 @@ def main() -> int:
             peak = rss_mib(server.pid)
             print(
                 f"memory with {args.streams} streams that never read, after {written} writes "
-                f"({spent / written * 1000:.1f} ms each): {peak:.1f} MiB ({threads(server.pid)} threads)",
+                f"({spent / written * 1000:.1f} ms each): "
+                f"{peak:.1f} MiB ({threads(server.pid)} threads)",
                 flush=True,
             )
             for conn in streams:

@@ -146,8 +146,9 @@ def main() -> int:
         total = len(html) + sum(map(len, assets))
         zipped = len(gzip.compress(html)) + sum(len(gzip.compress(a)) for a in assets)
         print(
-            f"page transfer: {total / 1024:.1f} KiB (HTML {len(html) / 1024:.1f} + CSS {len(assets[0]) / 1024:.1f} "
-            f"+ JS {len(assets[1]) / 1024:.1f}), {zipped / 1024:.1f} KiB if gzipped; no other request"
+            f"page transfer: {total / 1024:.1f} KiB (HTML {len(html) / 1024:.1f} "
+            f"+ CSS {len(assets[0]) / 1024:.1f} + JS {len(assets[1]) / 1024:.1f}), "
+            f"{zipped / 1024:.1f} KiB if gzipped; no other request"
         )
 
         turned, plays, _ = random_legal_deal(random.Random(7), dealer=0)
@@ -210,7 +211,8 @@ def main() -> int:
             if values:
                 print(
                     f"{label:>25}: p50 {percentile(values, 0.5) * 1000:6.1f} ms   p99 "
-                    f"{percentile(values, 0.99) * 1000:6.1f} ms   max {max(values) * 1000:6.1f} ms   "
+                    f"{percentile(values, 0.99) * 1000:6.1f} ms   "
+                    f"max {max(values) * 1000:6.1f} ms   "
                     f"({len(values)} deliveries)"
                 )
         print(f"deliveries later than 1 s or missing: {missed}")

@@ -115,11 +115,13 @@ def main() -> int:
                 cpu_medians[name] = statistics.median(t * 1000 for t in cpu[name])
                 p90 = ms[int(0.9 * (len(ms) - 1))]
                 print(
-                    f"{label}, log at {store.last_seq('mesa')} events: median {medians[name]:.2f} ms "
+                    f"{label}, log at {store.last_seq('mesa')} events: "
+                    f"median {medians[name]:.2f} ms "
                     f"(CPU {cpu_medians[name]:.2f} ms), p90 {p90:.2f} ms"
                 )
             print(
-                f"{label}: ratio large/small {medians['large'] / medians['small']:.2f} (target <= 2), "
+                f"{label}: ratio large/small "
+                f"{medians['large'] / medians['small']:.2f} (target <= 2), "
                 f"CPU {cpu_medians['large'] / cpu_medians['small']:.2f}",
                 flush=True,
             )

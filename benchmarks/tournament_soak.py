@@ -16,7 +16,7 @@ killed with SIGKILL and restarted, and one table is cut off (its connection refu
   showing it, p50/p99, with a baseline measured in the same run (one table alone, same servers);
 * ``--malformed`` malformed or unauthorised pushes answered without a 5xx and changing nothing.
 
-    python benchmarks/tournament_soak.py                       # 100 tables, matches of 10 min, 120 s cut-off
+    python benchmarks/tournament_soak.py    # 100 tables, matches of 10 min, 120 s cut-off
     python benchmarks/tournament_soak.py --tables 10 --match-seconds 40 --cutoff 10 --malformed 1000
     python benchmarks/tournament_soak.py --cutoff 300
 """
@@ -241,7 +241,8 @@ class Server:
 
 
 class PageWatcher:
-    """The organiser's page: reads the server's event stream, notes when each table's seq shows up."""
+    """The organiser's page: reads the server's event stream, notes when each table's seq shows
+    up."""
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -326,7 +327,8 @@ def percentile(values: list[float], share: float) -> float:
 def delays(
     tables: list[Table], page: PageWatcher, *, outside: tuple[tuple[float, float], ...] = ()
 ) -> list[float]:
-    """Seconds from each event's append at its table to the page showing it (appends in ``outside`` skipped)."""
+    """Seconds from each event's append at its table to the page showing it (leaving out the appends
+    in ``outside``)."""
     found = []
     for table in tables:
         for seq, at in table.appended_at.items():
@@ -346,15 +348,20 @@ def exactly_once(dsn: str, tables: list[Table]) -> list[str]:
     with psycopg.connect(dsn) as conn:
         for table in tables:
             rows = conn.execute(
-                "SELECT seq, kind, data FROM events WHERE tournament = %s AND table_id = %s ORDER BY seq",
+                "SELECT seq, kind, data FROM events"
+                " WHERE tournament = %s AND table_id = %s ORDER BY seq",
                 (NAME, table.name),
             ).fetchall()
             local = [(s.seq, *event_to_json(s.event)) for s in table.store.events(table.name)]
             held = [(seq, *event_to_json(event_from_json(kind, data))) for seq, kind, data in rows]
             if held != local:
+                first = next(
+                    (i for i, (a, b) in enumerate(zip(held, local)) if a != b),
+                    min(len(held), len(local)),
+                )
                 problems.append(
                     f"{table.name}: server holds {len(held)} events, the table {len(local)}"
-                    f" (first difference at {next((i for i, (a, b) in enumerate(zip(held, local)) if a != b), min(len(held), len(local)))})"
+                    f" (first difference at {first})"
                 )
     return problems
 
@@ -385,7 +392,8 @@ def standings_from_tables(tables: list[Table], server: TournamentStore) -> list[
 def rows_fingerprint(dsn: str) -> tuple[int, str]:
     with psycopg.connect(dsn) as conn:
         row = conn.execute(
-            "SELECT count(*), md5(coalesce(string_agg(tournament || table_id || seq || kind || data::text,"
+            "SELECT count(*), md5(coalesce(string_agg("
+            "tournament || table_id || seq || kind || data::text,"
             " ',' ORDER BY tournament, table_id, seq), '')) FROM events"
         ).fetchone()
     assert row is not None
@@ -393,7 +401,8 @@ def rows_fingerprint(dsn: str) -> tuple[int, str]:
 
 
 def malformed_pushes(url: str, table: str, key: str, count: int, seed: int) -> dict[int, int]:
-    """``count`` pushes that must change nothing: garbage, broken JSON, wrong seqs, wrong or no key."""
+    """``count`` pushes that must change nothing: garbage, broken JSON, wrong seqs, a wrong or no
+    key."""
     rng = random.Random(seed)
     at = "2026-05-01T20:00:00+00:00"
     shapes: list[Any] = [
@@ -553,10 +562,13 @@ def main() -> int:
         if cache is not None:
             cache.write_text(json.dumps({"jobs": jobs, "matches": matches}))
     events_total = sum(len(log) for _, log in matches[1:])
+    deals = statistics.mean(
+        sum(1 for _, k, _ in log if k == "deal_started") for _, log in matches[1:]
+    )
     print(
-        f"{args.tables} tables' matches simulated and tracked in {time.monotonic() - started:.0f} s: "
-        f"{events_total} events ({events_total / args.tables:.0f} per table, "
-        f"{statistics.mean(sum(1 for _, k, _ in log if k == 'deal_started') for _, log in matches[1:]):.1f} deals)",
+        f"{args.tables} tables' matches simulated and tracked in "
+        f"{time.monotonic() - started:.0f} s: "
+        f"{events_total} events ({events_total / args.tables:.0f} per table, {deals:.1f} deals)",
         flush=True,
     )
 
@@ -681,7 +693,8 @@ def main() -> int:
     def ms(values: list[float]) -> str:
         return (
             (
-                f"p50 {1000 * percentile(values, 0.5):.0f} ms, p99 {1000 * percentile(values, 0.99):.0f} ms, "
+                f"p50 {1000 * percentile(values, 0.5):.0f} ms, "
+                f"p99 {1000 * percentile(values, 0.99):.0f} ms, "
                 f"max {1000 * max(values):.0f} ms ({len(values)} events)"
             )
             if values
@@ -691,21 +704,25 @@ def main() -> int:
     print()
     print(
         f"tables: {args.tables}, {events_total} events, each match in {args.match_seconds:.0f} s, "
-        f"server 1 down {down_for:.0f} s (SIGKILL to answering again), {names[0]} cut off {args.cutoff:.0f} s, {len(round_one)} games in round 1"
+        f"server 1 down {down_for:.0f} s (SIGKILL to answering again), "
+        f"{names[0]} cut off {args.cutoff:.0f} s, {len(round_one)} games in round 1"
     )
     print(f"delay table event -> organiser page, baseline (one table alone): {ms(baseline)}")
     print(f"the tables appended {rate:.0f} events/s in all")
     print(
-        f"delay, {args.tables - 1} tables, steady phase (appended before the kill, not the cut-off table): {ms(steady)}"
+        f"delay, {args.tables - 1} tables, steady phase "
+        f"(appended before the kill, not the cut-off table): {ms(steady)}"
     )
     print(f"delay, every event (outages and the cut-off table included):  {ms(every)}")
     print(
-        f"cut-off table: {ms(cut_table)}; the server held {held_cut[0]} of its {held_cut[1]} events at the end"
+        f"cut-off table: {ms(cut_table)}; "
+        f"the server held {held_cut[0]} of its {held_cut[1]} events at the end"
     )
     print(f"all pushers caught up {catch_up:.1f} s after the last event: {caught_up}")
     print(f"exactly once: {'yes' if not problems else 'NO: ' + '; '.join(problems[:3])}")
     print(
-        f"every event reached the organiser's page: {'yes' if not unseen else f'NO ({unseen} missing)'}"
+        "every event reached the organiser's page: "
+        + ("yes" if not unseen else f"NO ({unseen} missing)")
     )
     print(
         f"standings equal replaying every table's own log: {'yes' if got == want else 'NO'} "

@@ -1,10 +1,11 @@
 """Tracker benchmark on simulated deals whose seeds no test or tuning used.
 
 For each seed: the simulator's perfect per-frame detections (occlusion by cards and hands, camera
-shake) are degraded the way the tracker's target is stated (30% of frames dropped, 5% of reads wrong for 1-2
-frames, one-frame ghost cards, hands covering cards), tracked, and the rebuilt record compared
-with the truth through the rules engine. Prints the share of tricks right (target 100%), the
-tracker's speed in frames per second, and the delay from a card landing to its ``card_played``.
+shake) are degraded the way the tracker's target is stated (30% of frames dropped, 5% of reads
+wrong for 1-2 frames, one-frame ghost cards, hands covering cards), tracked, and the rebuilt record
+compared with the truth through the rules engine. Prints the share of tricks right (target 100%),
+the tracker's speed in frames per second, and the delay from a card landing to its
+``card_played``.
 
     python benchmarks/tracker_eval.py                 # 24 deals, seeds 5000-5023, 15 fps
     python benchmarks/tracker_eval.py --seeds 40 --first 9000 --fps 10 --json

@@ -117,10 +117,12 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
             if not args.json:
                 print(
-                    f"seed {row['seed']}: plays {row['plays_right']}/{row['plays']}, seats "
-                    f"{row['seats_right']}/{row['plays']}, tricks {row['tricks_right']}/{row['tricks']}, "
+                    f"seed {row['seed']}: plays {row['plays_right']}/{row['plays']}, "
+                    f"seats {row['seats_right']}/{row['plays']}, "
+                    f"tricks {row['tricks_right']}/{row['tricks']}, "
                     f"deal {'right' if row['deals_right'] == row['deals'] else 'WRONG'}, "
-                    f"score {'right' if row['score_right'] else 'wrong'}; read {row['read_ms']} ms/frame",
+                    f"score {'right' if row['score_right'] else 'wrong'}; "
+                    f"read {row['read_ms']} ms/frame",
                     flush=True,
                 )
     deals_right = sum(r["deals_right"] == r["deals"] for r in rows)
@@ -143,8 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"deals with every card, seat and trick winner right: {deals_right}/{len(rows)} "
             f"({100 * summary['deals_all_right_share']:.0f}%; target 95%); plays right "
-            f"{100 * summary['plays_right_share']:.1f}%, tricks right {100 * summary['tricks_right_share']:.1f}%, "
-            f"scores right {summary['scores_right']}/{len(rows)}; reading {summary['read_ms_median']} ms/frame"
+            f"{100 * summary['plays_right_share']:.1f}%, "
+            f"tricks right {100 * summary['tricks_right_share']:.1f}%, "
+            f"scores right {summary['scores_right']}/{len(rows)}; "
+            f"reading {summary['read_ms_median']} ms/frame"
         )
     return 0
 

@@ -1,7 +1,7 @@
 """Print every figure of the card reader's model card (models/README.md).
 
     python benchmarks/vision_eval.py [--model sueca-reader] [--synthetic DIR] [--realcards DIR]
-                                     [--webcam DIR] [--real-sizes 256,320] [--no-latency] [--json OUT]
+        [--webcam DIR] [--real-sizes 256,320] [--no-latency] [--json OUT]
 
 * synthetic validation (a ``scorekeeper dataset build`` set, its ``val`` split): stage-1 index AP50,
   recall and precision; stage-2 top-1 on crops of the labelled indices; end-to-end card P/R;
@@ -84,7 +84,8 @@ def print_figures(figures: dict[str, Any]) -> None:
     if latency:
         print(
             f"latency per {latency['frame']} frame, both stages: median {latency['median_ms']} ms, "
-            f"p90 {latency['p90_ms']} ms over {latency['runs']} runs ({latency['cards_in_frame']} cards read)"
+            f"p90 {latency['p90_ms']} ms over {latency['runs']} runs "
+            f"({latency['cards_in_frame']} cards read)"
         )
 
 
@@ -96,32 +97,39 @@ def _print_block(title: str, block: dict[str, Any]) -> None:
     print(f"{title}:")
     print(
         f"  stage 1 index detector: AP50 {s1['index_ap50']}, recall {s1['index_recall']}, "
-        f"precision {s1['index_precision']} at conf {s1['conf']} ({s1['indices']} indices, {s1['images']} images)"
+        f"precision {s1['index_precision']} at conf {s1['conf']} "
+        f"({s1['indices']} indices, {s1['images']} images)"
     )
     line = (
         f"  stage 2 classifier on labelled crops: top-1 {s2.get('top1')}, top-3 {s2.get('top3')}, "
         f"rank-only {s2.get('rank_only')}, suit-only {s2.get('suit_only')} ({s2['crops']} crops)"
     )
     if s2.get("non_sueca_crops"):
-        line += f"; 8/9/10/joker called not_a_card {s2.get('non_sueca_rejected')} ({s2['non_sueca_crops']} crops)"
+        line += (
+            f"; 8/9/10/joker called not_a_card {s2.get('non_sueca_rejected')} "
+            f"({s2['non_sueca_crops']} crops)"
+        )
     print(line)
     stages = block.get("card_stages")
     if stages:
         print(
-            f"  where cards are lost ({stages['cards']} cards): found by stage 1 {stages['found']}, named by "
-            f"stage 2 {stages['named']}, both {stages['found_and_named']} ({stages['found_not_named']} found "
-            f"and not named, {stages['named_not_found']} named and not found, {stages['neither']} neither)"
+            f"  where cards are lost ({stages['cards']} cards): "
+            f"found by stage 1 {stages['found']}, named by stage 2 {stages['named']}, "
+            f"both {stages['found_and_named']} ({stages['found_not_named']} found and not named, "
+            f"{stages['named_not_found']} named and not found, {stages['neither']} neither)"
         )
     print(
-        f"  end to end, per-image cards: precision {cards['card_precision']}, recall {cards['card_recall']}, "
-        f"exact sets {cards['exact_images']} (tp {cards['tp']}, fp {cards['fp']}, fn {cards['fn']}; "
+        f"  end to end, per-image cards: precision {cards['card_precision']}, "
+        f"recall {cards['card_recall']}, exact sets {cards['exact_images']} "
+        f"(tp {cards['tp']}, fp {cards['fp']}, fn {cards['fn']}; "
         f"{cards['images']} images)"
     )
     if cards.get("suit_recall"):
         recall = cards["suit_recall"]
         print("  recall by suit: " + ", ".join(f"{SUIT_SIGNS[s]} {recall[s]}" for s in recall))
         print(
-            "  suit confusion (rows: the card present; columns: read as that suit's card of the same rank)"
+            "  suit confusion (rows: the card present; "
+            "columns: read as that suit's card of the same rank)"
         )
         print("        " + "".join(f"{SUIT_SIGNS[s]:>7}" for s in recall) + "  missed")
         for suit, row in cards["suit_confusion"].items():
@@ -140,8 +148,9 @@ def _print_block(title: str, block: dict[str, Any]) -> None:
     kinds = cards.get("false_cards")
     if kinds and cards["fp"]:
         print(
-            f"  false cards: {kinds['rank_slip']} another rank of a suit present, {kinds['suit_slip']} another "
-            f"suit of a rank present, {kinds['with_non_sueca']} in photos with an 8/9/10/joker, "
+            f"  false cards: {kinds['rank_slip']} another rank of a suit present, "
+            f"{kinds['suit_slip']} another suit of a rank present, "
+            f"{kinds['with_non_sueca']} in photos with an 8/9/10/joker, "
             f"{kinds['other']} other"
         )
 

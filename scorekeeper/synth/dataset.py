@@ -138,8 +138,10 @@ def data_yaml(*, single_class: bool) -> str:
     names = ["index"] if single_class else [c.notation for c in DECK]
     lines = [
         "# Written by scorekeeper dataset build. Class ids follow scorekeeper.rules.DECK.",
-        "# No 'path:': ultralytics then reads images/ and labels/ beside this file, "
-        "wherever it is.",
+        (
+            "# No 'path:': ultralytics then reads images/ and labels/ beside this file, "
+            "wherever it is."
+        ),
         "train: images/train",
         "val: images/val",
         f"nc: {len(names)}",

@@ -21,8 +21,10 @@ PINS = "scorekeeper.pins"
 PIN_CHECK = "scorekeeper.pin_check"
 
 _SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS pin_failures"
-    " (address TEXT PRIMARY KEY, score REAL NOT NULL, at REAL NOT NULL)",
+    (
+        "CREATE TABLE IF NOT EXISTS pin_failures"
+        " (address TEXT PRIMARY KEY, score REAL NOT NULL, at REAL NOT NULL)"
+    ),
     "CREATE TABLE IF NOT EXISTS pin_trusted (address TEXT PRIMARY KEY, at REAL NOT NULL)",
 )
 _STRANGERS = "*strangers*"

@@ -1,4 +1,5 @@
-"""Helpers for the tournament tests: the organiser's PIN, a served app, matches played into a table's log."""
+"""Helpers for the tournament tests: the organiser's PIN, a served app, matches played into a
+table's log."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ class Served:
 def play_match(
     store: Store, table: str, rng: random.Random, *, target: int = 4, deals: int | None = None
 ) -> None:
-    """A whole match of random legal deals (to ``target`` riscos), vazas gathered, into the table's log."""
+    """A whole match of random legal deals to ``target`` riscos, vazas gathered, into the table's
+    log."""
     store.append(table, RulesChanged({"target": target}))
     dealer = rng.randrange(4)
     played = 0
