@@ -47,7 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 import psycopg
 
-from scorekeeper.pipeline.recorder import to_store_event
+from scorekeeper.pipeline.recorder import StoreRecorder
 from scorekeeper.rules import replay_record
 from scorekeeper.store import RulesChanged, Store, event_from_json, event_to_json
 from scorekeeper.tournament.cluster import free_port, throwaway_cluster
@@ -66,8 +66,8 @@ TARGET = 4
 def tracked_match(seed: int, deals: int) -> tuple[int, list[tuple[float, str, dict[str, Any]]]]:
     """(seed used, [(seconds into the match, kind, data)]) of a whole match to TARGET riscos.
 
-    The events are what the table's recorder would write (:func:`to_store_event`), up to the
-    match's end: a deal started after the match was won is refused by a table's store anyway.
+    The events are what the table's recorder writes (:class:`StoreRecorder`, into a scratch
+    store), up to the match's end: the tables replay them at the seconds given.
     """
     from scorekeeper.rules import Rules, record_from_deals
     from scorekeeper.synth.simulate import simulate_detections
@@ -95,18 +95,21 @@ def tracked_match(seed: int, deals: int) -> tuple[int, list[tuple[float, str, di
         if won_after is None:
             continue
         log: list[tuple[float, str, dict[str, Any]]] = [(0.0, *event_to_json(RulesChanged(rules)))]
-        started = 0
-        for index, event in enumerate(tracked.events):
-            if isinstance(event, DealStarted):
-                started += 1
-                if started > won_after:
-                    break
-            deal_number = max(started, 1)
-            stored = to_store_event(event, current_deal=lambda number=deal_number: number)
-            if stored is not None:
-                log.append(
-                    (tracked.emitted_at[index] / float(truth["fps"]), *event_to_json(stored))
-                )
+        with tempfile.TemporaryDirectory() as scratch:
+            store = Store.open(Path(scratch) / "table.db")
+            store.append("soak", RulesChanged(rules))
+            recorder = StoreRecorder(store, "soak", warn=lambda line: None)
+            started = 0
+            for index, event in enumerate(tracked.events):
+                if isinstance(event, DealStarted):
+                    started += 1
+                    if started > won_after:
+                        break
+                written = store.last_seq("soak")
+                recorder.record([event])
+                at = tracked.emitted_at[index] / float(truth["fps"])
+                for stored in store.events("soak")[written:]:
+                    log.append((at, *event_to_json(stored.event)))
         return attempt, log
     raise RuntimeError(f"no finished match near seed {seed}")
 
@@ -370,6 +373,9 @@ def standings_from_tables(tables: list[Table], server: TournamentStore) -> list[
     """The standings recomputed from every table's own SQLite log and the round's pairings."""
     games = []
     for game in server.games():
+        if game.table is None or game.match is None:  # a bye: no table log to replay
+            games.append(game)
+            continue
         record = (
             next(t for t in tables if t.name == game.table)
             .store.folded(game.table)
