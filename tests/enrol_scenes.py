@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 
 from scorekeeper.synth.faces import FaceStyle, ProceduralPack
+from scorekeeper.synth.scene import Pack
 from scorekeeper.synth.tables import render_table
 
 
@@ -40,13 +41,13 @@ def deck_pack() -> ProceduralPack:
     return ProceduralPack(DECK_STYLE, name="test-deck")
 
 
-def table_photo(labels: list[str], *, pack: ProceduralPack, seed: int = 0, kind: str = "wood",
+def table_photo(labels: list[str], *, pack: Pack, seed: int = 0, kind: str = "wood",
                 size: tuple[int, int] = (1024, 768), card_px: float = 260.0,
                 tilt: float = 0.06, light: bool = True) -> tuple[np.ndarray, list[Placed]]:
     """A photo of ``labels`` lying apart on a table (at most 8), and where each one lies."""
     rng = np.random.default_rng(seed)
     width, height = size
-    photo = render_table(width, height, rng, kind=kind).astype(np.float32)
+    photo: np.ndarray = render_table(width, height, rng, kind=kind).astype(np.float32)
     cols = 2 if len(labels) == 4 else 4 if len(labels) > 3 else len(labels)
     rows = (len(labels) + cols - 1) // cols
     cell_w, cell_h = width / cols, height / rows
