@@ -1,10 +1,9 @@
 """`scorekeeper calibrate`: the seats drawn on the first frame, saved once confirmed."""
 
-import cv2
-
 from scorekeeper.cli import main
 from scorekeeper.synth.simulate import demo_clip
 from scorekeeper.tracking.geometry import Side, load_geometry
+from tests.images import read_image
 
 
 def test_confirmed_calibration_saves_the_geometry_run_reads(tmp_path, capsys):
@@ -15,8 +14,7 @@ def test_confirmed_calibration_saves_the_geometry_run_reads(tmp_path, capsys):
     assert status == 0 and "Jogador 1 (Nós) should be the player by the left edge" in capsys.readouterr().out
     geometry = load_geometry(str(out))
     assert [geometry.side_of_seat(s) for s in range(4)] == [Side.LEFT, Side.TOP, Side.RIGHT, Side.BOTTOM]
-    picture = cv2.imread(str(image))
-    assert picture.shape[:2] == (720, 1280)
+    assert read_image(image).shape[:2] == (720, 1280)
 
 
 def test_nothing_is_saved_without_confirmation(tmp_path, capsys, monkeypatch):

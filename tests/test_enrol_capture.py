@@ -15,6 +15,7 @@ from scorekeeper.enrol.pack import is_face_pack
 from scorekeeper.errors import SourceError
 from scorekeeper.rules.cards import DECK
 from scorekeeper.synth.tables import render_table
+from scorekeeper.vision.boxes import Box
 from tests.enrol_scenes import TemplateReader, deck_pack, table_photo
 
 PACK = deck_pack()
@@ -25,10 +26,16 @@ SHIPPED = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
 class NoReader:
     """A reader that must not be used."""
 
-    def detect_indices(self, *args: object, **kwargs: object) -> tuple[np.ndarray, np.ndarray]:
+    def detect_indices(
+        self, frame_bgr: np.ndarray, *, conf: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         raise AssertionError("the reader was used")
 
-    crop = classify_crops = detect_indices
+    def crop(self, frame_bgr: np.ndarray, box: Box) -> np.ndarray:
+        raise AssertionError("the reader was used")
+
+    def classify_crops(self, crops_bgr: list[np.ndarray] | np.ndarray) -> np.ndarray:
+        raise AssertionError("the reader was used")
 
 
 @pytest.fixture(scope="module")

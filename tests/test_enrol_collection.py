@@ -12,7 +12,7 @@ from scorekeeper.rules.cards import DECK, Card
 FACE = np.zeros((560, 400, 3), np.uint8)
 
 
-def reading(card: str, p: float = 0.9, *, agree: bool = True):  # type: ignore[no-untyped-def]
+def reading(card: str, p: float = 0.9, *, agree: bool = True):
     probs = np.full(40, (1 - p) / 39)
     probs[Card.parse(card).index] = p
     return reading_from_probs(probs, corners_agree=agree)

@@ -23,6 +23,7 @@ from scorekeeper.errors import ScorekeeperError
 from scorekeeper.rules.cards import DECK, Card
 from scorekeeper.synth import SynthError
 from tests.enrol_scenes import deck_pack
+from tests.images import read_image
 
 PACK = deck_pack()
 EXPECTED = [f"{r}{s}.png" for s in "hsdc" for r in ("A", "7", "K", "J", "Q", "6", "5", "4", "3", "2")]
@@ -98,7 +99,7 @@ def test_an_existing_deck_is_kept_unless_replaced(home: Path) -> None:
     other = faces()
     other[Card.parse("AH")] = np.full_like(other[Card.parse("AH")], 200)
     again = save_face_pack(other, "mesa", replace=True)
-    assert again == first and cv2.imread(str(first / "Ah.png")).mean() == 200
+    assert again == first and read_image(first / "Ah.png").mean() == 200
     assert [p.name for p in (home / "decks").iterdir()] == ["mesa"]
 
 

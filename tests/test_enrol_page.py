@@ -21,7 +21,7 @@ AUTH = {"X-Scorekeeper-Pin": PIN}
 FACE = np.full((560, 400, 3), 230, np.uint8)
 
 
-def reading(card: str, p: float):  # type: ignore[no-untyped-def]
+def reading(card: str, p: float):
     probs = np.full(40, (1 - p) / 39)
     probs[Card.parse(card).index] = p
     return reading_from_probs(probs)

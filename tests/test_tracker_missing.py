@@ -23,7 +23,9 @@ def whole_deal(seed: int) -> tuple[Deal, list[Card]]:
 def seats_of(start: Deal, plays: list[Card]) -> dict[Card, int]:
     deal, seats = start, {}
     for card in plays:
-        seats[card] = deal.to_play
+        seat = deal.to_play
+        assert seat is not None, "the deal ended before its plays did"
+        seats[card] = seat
         deal = deal.play(card)
     return seats
 

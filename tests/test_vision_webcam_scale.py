@@ -19,6 +19,7 @@ from scorekeeper.vision.evaluate import (
     measure_cards,
 )
 from scorekeeper.vision.webcam_scale import INDEX_PX, write_webcam_scale_view
+from tests.images import read_image
 
 
 class _FixedReader:
@@ -63,7 +64,7 @@ def test_the_webcam_scale_view_shrinks_indices_to_webcam_size_and_keeps_the_labe
     images = list(labelled_images(view))
     assert len(images) == 4
     for item in images:
-        frame = cv2.imread(str(item.path))
+        frame = read_image(item.path)
         assert frame.shape[:2] == (360, 640)
         (x1, y1, x2, y2), = item.boxes
         assert INDEX_PX[0] - 1 <= y2 - y1 <= INDEX_PX[1] + 1

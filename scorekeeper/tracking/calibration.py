@@ -75,8 +75,9 @@ def _text_size(text: str) -> tuple[int, int]:
         return w, h
     from PIL import ImageFont
 
+    # Whole pixels for a TrueType font, though Pillow's types allow fractions.
     left, top, right, bottom = ImageFont.truetype(font, 24).getbbox(text)
-    return right - left, bottom - top
+    return round(right - left), round(bottom - top)
 
 
 def _write(picture: np.ndarray, boxes: list[tuple[int, int, str]]) -> np.ndarray:

@@ -433,11 +433,12 @@ class _Search:
             # The best reads break a rule outright (the turned trunfo from another seat, when
             # the trunfo it gives seats that play elsewhere): the swaps of the turned card with
             # the plays holding the other cards its reads named may mend it.
-            judged = self._mend(cards)
-            if judged is None:
+            mended = self._mend(cards)
+            if mended is None:
                 return None
-            cards = judged[2]
-        cost, deal = judged[0], judged[1]
+            cost, deal, cards = mended
+        else:
+            cost, deal = judged
         for _ in range(SEARCH_ROUNDS):
             move = self._best_move(cards, deal, cost)
             if move is None:

@@ -132,7 +132,7 @@ def read_like_a_reader(frames: Iterable[FrameDetections], profile: ReaderProfile
         for detection in frame.cards:
             if rng.random() >= profile.read:
                 continue
-            cards.append(replace(detection, **_read(detection.card, profile, wrong_share, rng)))
+            cards.append(_read(detection, profile, wrong_share, rng))
         if rng.random() < profile.ghost:
             size = 0.04 * min(width, height)
             x, y = rng.uniform(0, width - size), rng.uniform(0, height - size)
@@ -141,8 +141,9 @@ def read_like_a_reader(frames: Iterable[FrameDetections], profile: ReaderProfile
         yield FrameDetections(frame.frame_index, distinct_cards(cards), frame.width, frame.height)
 
 
-def _read(card: Card, profile: ReaderProfile, wrong_share: dict[Card, float],
-          rng: random.Random) -> dict[str, object]:
+def _read(detection: CardDetection, profile: ReaderProfile, wrong_share: dict[Card, float],
+          rng: random.Random) -> CardDetection:
+    card = detection.card
     confidence = rng.uniform(*profile.confidence)
     twin = _twin(card, profile)
     share = profile.confused_runner_up
@@ -156,7 +157,7 @@ def _read(card: Card, profile: ReaderProfile, wrong_share: dict[Card, float],
     third = rng.choice([c for c in DECK if c not in (best, runner)])
     alternatives = ((runner, confidence * rng.uniform(*share)),
                     (third, confidence * rng.uniform(0.0, 0.05)))
-    return {"card": best, "confidence": confidence, "alternatives": alternatives}
+    return replace(detection, card=best, confidence=confidence, alternatives=alternatives)
 
 
 def _twin(card: Card, profile: ReaderProfile) -> Card:
