@@ -3,7 +3,8 @@
 Appends made through the app's store wake the pages at once; appends made by another process (the
 tracker writing to the same file) are noticed by polling SQLite's ``PRAGMA data_version``, which
 changes whenever another connection commits, every ``watch_interval`` seconds. Each table's state is
-serialised once per change and shared by all its subscribers, so 200 phones cost one replay, not 200.
+serialised once per change and shared by all its subscribers, so 200 phones cost one replay, not
+200.
 
 Each stream has a small queue of changes not yet sent. A phone that stops reading (asleep, gone
 without closing) leaves its worker waiting on a full socket, so its queue fills; the hub then drops
@@ -25,7 +26,8 @@ from scorekeeper.errors import ScorekeeperError
 from scorekeeper.store import Store
 
 HANG_UP = "scorekeeper.hang_up"
-"""WSGI environ key the server sets: a callable that closes the request's connection from any thread."""
+"""WSGI environ key the server sets: a callable that closes the request's connection from any
+thread."""
 
 LiveStatus = Callable[[], dict[str, Any] | None]
 """What the process feeding the store says about itself (``{"camera": "lost", ...}``), or None."""
@@ -71,7 +73,7 @@ class Hub:
         self.dropped = 0
         """Streams dropped for not reading, since the start."""
         self.on_stream_end: Callable[[int], None] | None = None
-        """Told how many streams are still open whenever one ends (the server shrinks its workers)."""
+        """Told how many streams are still open when one ends (the server shrinks its workers)."""
         self._changed = threading.Condition()
         self._version = 0
         self._subscribers: set[_Subscriber] = set()
@@ -154,7 +156,8 @@ class Hub:
         with self._changed:
             if len(self._subscribers) >= self.max_streams:
                 raise StreamsFull(
-                    f"{len(self._subscribers)} pages already follow the live stream: poll /api/state"
+                    f"{len(self._subscribers)} pages already follow the live stream: "
+                    "poll /api/state"
                 )
             subscriber = _Subscriber(self.queue_size, hang_up)
             self._subscribers.add(subscriber)
