@@ -13,7 +13,7 @@ PACK = deck_pack()
 
 
 def _similarity(flat: np.ndarray, source: np.ndarray) -> float:
-    """Normalised correlation of the inner 80 % of two faces, the better of the two upright turns."""
+    """Normalised correlation of the inner 80 % of two faces, the better of both upright turns."""
 
     def inner(image: np.ndarray) -> np.ndarray:
         grey = cv2.cvtColor(cv2.resize(image, (100, 140), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)

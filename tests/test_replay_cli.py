@@ -57,7 +57,13 @@ GOOD = deal_with_nos_points(61)
     [
         (record({"dealer": 0, "trump": "AH", "plays": ["2S", "8S"]}), "deal 1, play 2: unknown card '8S'"),
         (record({"dealer": 0, "trump": "AH", "plays": ["2S", "2S"]}), "deal 1, play 2 (2S): 2S was already played in vaza 1"),
-        (record({"dealer": 3, "trump": "AH", "plays": ["AH"]}), "deal 1, play 1 (AH): AH is the turned trunfo, which belongs to the dealer (Jogador 4 (Eles))"),
+        (
+            record({"dealer": 3, "trump": "AH", "plays": ["AH"]}),
+            (
+                "deal 1, play 1 (AH): AH is the turned trunfo, "
+                "which belongs to the dealer (Jogador 4 (Eles))"
+            ),
+        ),
         (record(deal_json(3, "2H", CAPOTE_PLAYS), GOOD), "deal 2: the match was already won by Nós"),
         ("{\"deals\": [", "not valid JSON (line 1"),
         (record(GOOD, tie="sometimes"), "rule tie='sometimes' is unknown: choose 'nothing', 'carry'"),

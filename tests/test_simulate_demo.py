@@ -1,4 +1,5 @@
-"""The shipped demo clip: readable by OpenCV, the frames its truth claims, truth the code still makes."""
+"""The shipped demo clip: readable by OpenCV, the frames its truth claims, truth the code still
+makes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The store keeps the variants' events: a deal thrown in, an Azores table, the sheet the page draws."""
+"""The store keeps the variants' events: a deal thrown in, an Azores table, the sheet the page
+draws."""
 
 from __future__ import annotations
 
@@ -32,8 +33,8 @@ def test_deal_thrown_in_round_trips_and_refuses_an_unknown_reason() -> None:
 
 
 def test_melar_at_a_brazilian_table_voids_the_deal_and_the_same_dealer_deals_again(store: Store) -> None:
-    """Seed 001: "The cards are thrown in, there is no score, and the cards are shuffled, cut and dealt
-    again by the same dealer." """
+    """Seed 001: "The cards are thrown in, there is no score, and the cards are shuffled, cut and
+    dealt again by the same dealer." """
     store.append("mesa", RulesChanged(rules={"melar": True}), DealStarted(dealer=2, turned="4D"))
     store.append("mesa", DealThrownIn("melar"))
     state = store.state("mesa")
@@ -63,8 +64,9 @@ def test_a_deal_thrown_in_is_refused_where_the_rules_do_not_allow_it_and_nothing
 
 
 def test_an_azores_table_plays_10s_and_cuts_its_trunfo_from_the_rejected_cards(store: Store) -> None:
-    """Seed 001: "using the 10 as the manilha (second highest card) rather than the 7 ... the remaining
-    packet of 12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
+    """Seed 001: "using the 10 as the manilha (second highest card) rather than the 7 ... the
+    remaining packet of 12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump
+    suit." """
     with pytest.raises(RecordError, match="unknown card 'TS': rank '10' .*the Azores deck plays the 10"):
         store.append("mesa", DealStarted(dealer=3, turned="2C"), CardPlayed("10S"))
     store.append("mesa", RulesChanged(rules={"deck": "azores"}), DealStarted(dealer=3, turned="9C"))
@@ -77,8 +79,8 @@ def test_an_azores_table_plays_10s_and_cuts_its_trunfo_from_the_rejected_cards(s
 
 
 def test_the_state_carries_the_sheet_the_page_draws(store: Store) -> None:
-    """Seed 001: "The score in games is often kept by marking dots at the ends of the arms of a cross"
-    (northern Portugal); the page draws the marks the state gives."""
+    """Seed 001: "The score in games is often kept by marking dots at the ends of the arms of a
+    cross" (northern Portugal); the page draws the marks the state gives."""
     store.append("mesa", RulesChanged(rules={"sheet": "cruz"}))
     sheet = store.state("mesa")["sheet"]
     assert sheet["style"] == "cruz" and sheet["cruz"] == {"nos": [], "eles": []} and sheet["pente"] is None

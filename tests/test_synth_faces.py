@@ -141,7 +141,7 @@ def test_a_font_family_in_many_weights_is_drawn_no_more_often_than_one_in_few() 
     assert len(set(picks)) == len(fonts)
 
 
-def test_suits_drawn_with_other_proportions_still_give_tight_indices_and_differ_from_the_classic() -> None:
+def test_suits_of_other_proportions_give_tight_indices_and_differ_from_the_classic() -> None:
     from scorekeeper.rules.cards import Suit
     from scorekeeper.synth.faces import _suit_mask
 

@@ -1,4 +1,5 @@
-"""Table geometry: seat sides both ways round, the simulator's table JSON, doctests of the package."""
+"""Table geometry: seat sides both ways round, the simulator's table JSON, the package's
+doctests."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def test_crop_beyond_the_frame_repeats_the_edge() -> None:
     assert crop.shape == (32, 32, 3) and crop.min() == 200
 
 
-# -- combining corner readings into cards ------------------------------------------------------------
+# -- combining corner readings into cards ----------------------------------------------------------
 
 
 def test_two_agreeing_corners_make_one_card_with_both_boxes() -> None:
@@ -105,7 +105,7 @@ def test_one_index_boxed_twice_and_named_two_ways_is_one_card() -> None:
     assert [(str(c.card), c.box) for c in cards] == [("JS", outer.box), ("7S", apart.box)]
 
 
-# -- model loading errors ----------------------------------------------------------------------------
+# -- model loading errors --------------------------------------------------------------------------
 
 
 def _copy_model(tmp_path: Path) -> Path:

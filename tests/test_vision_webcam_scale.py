@@ -134,7 +134,10 @@ def test_the_model_card_shows_each_real_set_with_its_recall_by_suit(tmp_path: Pa
                        "suit_recall": {"H": 0.32, "S": 0.25, "D": 0.22, "C": 0.01}},
              "calibration": {"ece": 0.09, "bins": [{"from": 0.9, "to": 1.0, "crops": 35, "confidence": 0.95, "right": 1.0}]}}
     card = tmp_path / "README.md"
-    card.write_text("# Card reader models\n\nWritten by people.\n<!-- figures:start -->\nold\n<!-- figures:end -->\nMore.\n")
+    card.write_text(
+        "# Card reader models\n\nWritten by people.\n"
+        "<!-- figures:start -->\nold\n<!-- figures:end -->\nMore.\n"
+    )
     update_model_card(card, {"realcards_webcam": {"640": block}, "realcards_dev_webcam_scale": {"640": block}})
 
     text = card.read_text()

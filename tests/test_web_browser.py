@@ -60,8 +60,10 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def page(browser: Any, server: tuple[str, Store]) -> Iterator[Any]:
+    # Playwright evaluates its waits as strings; the page itself runs under the CSP in
+    # test_web_robust.
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                  bypass_csp=True)  # Playwright evaluates its waits as strings; the page itself runs under the CSP in test_web_robust
+                                  bypass_csp=True)
     yield context.new_page()
     context.close()
 
@@ -198,7 +200,7 @@ def test_the_table_settles_a_doubt_by_tapping_a_card(server: tuple[str, Store], 
 
 
 def serve_on(database: Path, port: int) -> Any:
-    """The page as `scorekeeper serve` serves it, on a fixed port so a phone's address stays valid."""
+    """The page as `scorekeeper serve` serves it, on a fixed port: a phone's address stays."""
     from scorekeeper.web.server import make_page_server
 
     app = create_app({"DATABASE": str(database), "PIN": PIN, "HEARTBEAT": 0.5})
@@ -217,8 +219,10 @@ def test_an_evening_at_the_cafe_on_a_phone(browser: Any, tmp_path: Path) -> None
     store = Store.open(database)
     turned, plays = legal_deal(31)
     store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays[:6]))
+    # Playwright evaluates its waits as strings; the page itself runs under the CSP in
+    # test_web_robust.
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                  bypass_csp=True)  # Playwright evaluates its waits as strings; the page itself runs under the CSP in test_web_robust
+                                  bypass_csp=True)
     page = context.new_page()
     try:
         page.goto(base + "/")

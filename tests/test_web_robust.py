@@ -42,7 +42,8 @@ def post_raw(client: FlaskClient, route: str, body: bytes | str) -> Any:
 DEEP = "[" * 100_000 + "]" * 100_000
 HUGE_INT = '{"card": ' + "9" * 5_000 + "}"
 SURROGATE_DISMISSED = (
-    '{"deals": [{"dealer": 0, "trump": "AH", "plays": [], "dismissed": [{"trick": 1, "seat": "\\ud800"}]}]}'
+    '{"deals": [{"dealer": 0, "trump": "AH", "plays": [], '
+    '"dismissed": [{"trick": 1, "seat": "\\ud800"}]}]}'
 )
 EXTRA_IN_DISMISSED = json.dumps(
     {"deals": [{"dealer": 0, "trump": "AH", "plays": [], "dismissed": [{"trick": 1, "seat": 1, "pad": "x" * 900}]}]}

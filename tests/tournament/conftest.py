@@ -50,7 +50,7 @@ def pg_dsn(pg_server: str) -> Iterator[str]:
 
 @pytest.fixture
 def tournament_name() -> str:
-    """Every test its own tournament: the database is shared, the tournament is part of every key."""
+    """Each test its own tournament: the database is shared, the tournament is part of every key."""
     return f"t{uuid.uuid4().hex[:12]}"
 
 

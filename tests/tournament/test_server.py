@@ -1,4 +1,5 @@
-"""The tournament server against a real PostgreSQL: pushes, keys, standings, rounds, exports, live pages."""
+"""The tournament server against a real PostgreSQL: pushes, keys, standings, rounds, exports, live
+pages."""
 
 from __future__ import annotations
 
@@ -63,7 +64,8 @@ def held(client: FlaskClient, table: str) -> int:
 def stored_rows(dsn: str, tournament: str) -> list[tuple[Any, ...]]:
     with psycopg.connect(dsn) as conn:
         return conn.execute(
-            "SELECT table_id, seq, kind, data FROM events WHERE tournament = %s ORDER BY table_id, seq",
+            "SELECT table_id, seq, kind, data FROM events WHERE tournament = %s"
+            " ORDER BY table_id, seq",
             (tournament,),
         ).fetchall()
 
@@ -405,7 +407,8 @@ def test_the_organiser_corrects_a_match_and_a_table_key_cannot(client: FlaskClie
     client.post("/api/rounds", headers=ORGANISER)
     play_round(client, keys, tmp_path, {}, seed=5)
     game = client.get("/api/rounds").get_json()[0]["games"][0]
-    # The organiser's record: another match altogether (say the table's laptop recorded the wrong one).
+    # The organiser's record: another match altogether (say the table's laptop recorded the wrong
+    # one).
     rng_store = table_store(tmp_path, "fix")
     play_match(rng_store, "fix", random.Random(99))
     record = rng_store.record("fix")

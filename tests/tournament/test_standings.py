@@ -56,7 +56,7 @@ def test_rounds_paired_by_standings_never_repeat_an_opponent(teams: int, rounds:
 
 
 def any_new_pairing(names: list[str], played: set[frozenset[str]]) -> bool:
-    """Whether some pairing (one team sitting out when odd) avoids every repeat: a bitmask search."""
+    """Whether a pairing (one team sitting out when odd) avoids every repeat: a bitmask search."""
     from functools import cache
 
     n = len(names)

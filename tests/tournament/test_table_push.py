@@ -1,4 +1,5 @@
-"""A table's session with ``--tournament``: the demo clip through the pipeline, pushed as it is played."""
+"""A table's session with ``--tournament``: the demo clip through the pipeline, pushed as it is
+played."""
 
 from __future__ import annotations
 
