@@ -78,7 +78,7 @@ def test_undoing_a_settlement_reopens_the_doubt_and_restores_the_card(store):
 
 
 def test_undo_takes_the_doubt_with_the_play_it_followed(store):
-    store.append("mesa", CardPlayed("KC"), DoubtRaised(deal=1, play=3, reason="weak_read", options=["KC"]))
+    store.append("mesa", CardPlayed("KC"), DoubtRaised(deal=1, play=3, reason="weak_read", options=("KC",)))
     store.undo("mesa")
     assert store.record("mesa")["deals"][0]["plays"] == ["5C", "7C"]
     assert store.state("mesa")["doubts"] == []
@@ -138,7 +138,7 @@ def test_a_doubt_of_the_previous_match_is_not_open_in_the_new_one(store):
 
 def test_a_doubt_needs_its_deal(store):
     with pytest.raises(StoreError, match="deal 2 does not exist"):
-        store.append("mesa", DoubtRaised(deal=2, play=1, reason="weak_read", options=["5C"]))
+        store.append("mesa", DoubtRaised(deal=2, play=1, reason="weak_read", options=("5C",)))
 
 
 def test_a_correction_from_the_page_leaves_the_doubt_to_the_table(store):
@@ -177,7 +177,7 @@ def test_a_malformed_settlement_is_refused_with_what_was_wrong(data, message):
 
 
 def test_doubt_events_round_trip_through_json():
-    raised = DoubtRaised(deal=2, play=7, reason="suit_swap", options=["5c", "5s"], frame=300)
+    raised = DoubtRaised(deal=2, play=7, reason="suit_swap", options=("5c", "5s"), frame=300)
     settled = DoubtSettled(doubt=12, card="5s")
     for event in (raised, settled):
         kind, data = event_to_json(event)

@@ -6,7 +6,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -305,7 +305,7 @@ def test_a_huge_body_is_refused(client: FlaskClient) -> None:
 # -- live updates ------------------------------------------------------------------------------
 
 
-def events_of(client: FlaskClient, table: str = "") -> Iterator[dict[str, Any]]:
+def events_of(client: FlaskClient, table: str = "") -> Generator[dict[str, Any], None, None]:
     """Parsed Server-Sent Events from /api/stream (state events as JSON, pings as {})."""
     response = client.get(f"{table}/api/stream")
     assert response.status_code == 200 and response.mimetype == "text/event-stream"
@@ -385,7 +385,7 @@ def doubted(app: Flask, client: FlaskClient) -> tuple[int, list[str]]:
     cards = started(client, plays=2)
     other = next(card for card in cards[2:] if card[1] == cards[1][1])  # same suit: still legal
     store = Store.open(app.config["DATABASE"])
-    [raised] = store.append("mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=[cards[1], other]))
+    [raised] = store.append("mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=(cards[1], other)))
     return raised.seq, [cards[1], other]
 
 

@@ -186,7 +186,7 @@ def test_the_table_settles_a_doubt_by_tapping_a_card(server: tuple[str, Store], 
     store.append("mesa", DealStarted(dealer=0, turned=turned), CardPlayed(plays[0]), CardPlayed(plays[1]))
     page.goto(base + "/")
     page.wait_for_selector("#conn.live", timeout=5000)
-    [raised] = store.append("mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=[plays[1], other]))
+    [raised] = store.append("mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=(plays[1], other)))
     page.wait_for_selector("#doubts:not([hidden]) .doubt", timeout=3000)
     assert "Vaza 1 (Jogador 3):" in page.inner_text("#doubts") and " ou " in page.inner_text("#doubts")
     page.click(f"#doubts button[data-card='{other}']")  # without the PIN: the page asks for it
