@@ -17,8 +17,8 @@ def register(subparsers: Any) -> None:
         "calibrate",
         help="draw the seats on the camera's first frame and save the table geometry",
         description=(
-            "Grabs the first frame, draws the play area and each seat on it, and (once confirmed) saves "
-            "the geometry for `run --geometry` and `track --geometry`."
+            "Grabs the first frame, draws the play area and each seat on it, "
+            "and (once confirmed) saves the geometry for `run --geometry` and `track --geometry`."
         ),
     )
     add_source_option(parser)
@@ -47,8 +47,9 @@ def run(args: argparse.Namespace) -> int:
     geometry = seated(TableGeometry.default(width, height), seat0=args.seat0, clockwise=args.clockwise)
     if not cv2.imwrite(args.image, draw_geometry(frame.image, geometry)):
         raise SourceError(f"cannot write {args.image!r}: check the folder exists and is writable")
-    print(f"Open {args.image}: Jogador 1 (Nós) should be the player by the {geometry.seat0.value} edge, and "
-          f"Jogador 2, 3 and 4 should follow in playing order "
+    print(f"Open {args.image}: Jogador 1 (Nós) should be the player "
+          f"by the {geometry.seat0.value} edge, "
+          f"and Jogador 2, 3 and 4 should follow in playing order "
           f"({'clockwise' if geometry.clockwise else 'counter-clockwise'}).")
     if not args.yes:
         if not sys.stdin.isatty():
@@ -59,5 +60,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"Not saved: try again with --seat0 {'|'.join(SIDES)} and/or --clockwise.")
             return 1
     Path(args.out).write_text(json.dumps(geometry.to_json(), indent=1) + "\n", encoding="utf-8")
-    print(f"Saved {args.out}: use it with `scorekeeper run --source {args.source} --geometry {args.out}`.")
+    print(f"Saved {args.out}: "
+          f"use it with `scorekeeper run --source {args.source} --geometry {args.out}`.")
     return 0

@@ -1,4 +1,5 @@
-"""``scorekeeper dataset build|video|contact-sheet``: synthetic training data for the card reader."""
+"""``scorekeeper dataset build|video|contact-sheet``: synthetic training data for the card
+reader."""
 
 from __future__ import annotations
 

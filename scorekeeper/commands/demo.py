@@ -87,7 +87,8 @@ def run_headless(session: Any, *, as_json: bool, args: argparse.Namespace | None
         if pusher is not None:
             if not pusher.wait_caught_up(PUSH_GRACE):
                 print(f"The tournament server holds {pusher.status.acked or 0} of "
-                      f"{store.last_seq(session.table_id)} events; the rest stay in {session.database}",
+                      f"{store.last_seq(session.table_id)} events; "
+                      f"the rest stay in {session.database}",
                       file=sys.stderr)
             pusher.stop()
     result = replay_record(store.record(session.table_id))

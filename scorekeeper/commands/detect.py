@@ -15,7 +15,7 @@ from pathlib import Path
 from scorekeeper.errors import ScorekeeperError, SourceError
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "detect",
         help="read the Sueca cards in photos or frames",
@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--save", type=Path, default=None, metavar="DIR",
                         help="write each image with the cards drawn on it into DIR")
     parser.add_argument("--model", default=None, metavar="PATH_OR_NAME",
-                        help="a model folder or an installed model name (`scorekeeper models`; default: the active one)")
+                        help="a model folder or an installed model name "
+                             "(`scorekeeper models`; default: the active one)")
     parser.add_argument("--size", type=int, default=None, metavar="PX",
                         help="detector input size, a multiple of 32 (default: the model's)")
     parser.set_defaults(handler=run)

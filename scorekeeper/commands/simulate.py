@@ -16,9 +16,10 @@ def register(subparsers: Any) -> None:
         "simulate",
         help="render a simulated deal video (overhead webcam) with its ground truth",
         description=(
-            "Render whole simulated deals as an overhead webcam sees them (cards sliding in, hands, "
-            "tricks gathered, shake, light, blur, noise) to an .mp4, and the ground truth (match "
-            "record, table geometry, per-frame events) to the .json beside it."
+            "Render whole simulated deals as an overhead webcam sees them "
+            "(cards sliding in, hands, tricks gathered, shake, light, blur, noise) to an .mp4, "
+            "and the ground truth (match record, table geometry, per-frame events) "
+            "to the .json beside it."
         ),
     )
     parser.add_argument(
@@ -111,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
             f"Nós {deal['points']['nos']} - Eles {deal['points']['eles']}{revokes}"
         )
     print(
-        f"score (riscos): Nós {score['nos']} - Eles {score['eles']}; truth in {_truth_name(args.out)}"
+        f"score (riscos): Nós {score['nos']} - Eles {score['eles']}; "
+        f"truth in {_truth_name(args.out)}"
     )
     return 0
 

@@ -31,9 +31,9 @@ def require_tournament_extra() -> None:
             importlib.import_module(name)
     except ImportError as error:
         raise ScorekeeperError(
-            f"the tournament server needs {error.name or 'psycopg'}, which is not installed: install "
-            "the tournament extra with `pip install 'scorekeeper[tournament]'` (a table pushing to "
-            "it does not need it)"
+            f"the tournament server needs {error.name or 'psycopg'}, which is not installed: "
+            "install the tournament extra with `pip install 'scorekeeper[tournament]'` "
+            "(a table pushing to it does not need it)"
         ) from None
 
 
@@ -50,9 +50,10 @@ def register(subparsers: Any) -> None:
         "tournament",
         help="a tournament of many tables: the server, tables, teams, rounds, results",
         description=(
-            "Each table runs `scorekeeper run --tournament URL --table-key KEY` and pushes its log to "
-            "the tournament server, which keeps every table's log in PostgreSQL and serves the "
-            "organiser's page: every table live, standings, rounds and results."
+            "Each table runs `scorekeeper run --tournament URL --table-key KEY` "
+            "and pushes its log to the tournament server, "
+            "which keeps every table's log in PostgreSQL and serves the organiser's page: "
+            "every table live, standings, rounds and results."
         ),
     )
     commands = parser.add_subparsers(dest="tournament_command", required=True, metavar="COMMAND")
@@ -223,5 +224,6 @@ def results_command(args: argparse.Namespace) -> int:
         print(json.dumps([row.to_json() for row in rows], ensure_ascii=False))
         return 0
     for place, row in enumerate(rows, start=1):
-        print(f"{place:3}. {row.team:30} {row.points:3} pts  {row.won}V {row.lost}D  riscos {row.diff:+d}")
+        print(f"{place:3}. {row.team:30} {row.points:3} pts  "
+              f"{row.won}V {row.lost}D  riscos {row.diff:+d}")
     return 0

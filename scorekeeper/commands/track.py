@@ -135,7 +135,7 @@ def _open_source(args: argparse.Namespace) -> tuple[float | None, dict[str, Any]
 
 
 def _noise(args: argparse.Namespace) -> Any:
-    """The noise asked for: ``--noise`` for the benchmark's mix, single knobs on top of it or of none."""
+    """The noise asked for: ``--noise`` for the benchmark's mix, single knobs on it or on none."""
     from dataclasses import replace
 
     from scorekeeper.tracking.noise import Noise
@@ -177,7 +177,10 @@ def _read_truth(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise SourceError(f"cannot read ground truth {str(path)!r}: {error}") from None
     if not isinstance(data, dict) or not isinstance(data.get("record"), dict):
-        raise SourceError(f"{str(path)!r} is not a clip's ground truth: expected {{\"record\": ..., \"events\": [...]}}")
+        raise SourceError(
+            f"{str(path)!r} is not a clip's ground truth: "
+            'expected {"record": ..., "events": [...]}'
+        )
     return data
 
 

@@ -29,6 +29,7 @@ Errors are :class:`StoreError` (or the engine's :class:`~scorekeeper.errors.Reco
 :class:`ConflictError` when ``expect=`` (the last sequence number the writer saw) is out of date.
 """
 
+from scorekeeper.paths import default_db_path
 from scorekeeper.store.events import (
     DOUBT_REASONS,
     EVENT_TYPES,
@@ -60,7 +61,6 @@ from scorekeeper.store.sqlite import (
     SCHEMA_VERSION,
     Store,
     check_table_id,
-    default_db_path,
 )
 from scorekeeper.store.state import TableState, build_state
 

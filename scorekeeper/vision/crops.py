@@ -2,8 +2,8 @@
 
 The reader (run time) and the classifier's training data use the same function, so what the
 classifier learned on is what it is shown. A crop is a square centred on the index box, of side
-``max(w, h) * (1 + 2 * margin)``, cut from the full-resolution frame (edges repeated where the square
-leaves the frame) and resized to ``size`` x ``size``.
+``max(w, h) * (1 + 2 * margin)``, cut from the full-resolution frame (edges repeated where the
+square leaves the frame) and resized to ``size`` x ``size``.
 
 >>> import numpy as np
 >>> frame = np.zeros((100, 200, 3), np.uint8)

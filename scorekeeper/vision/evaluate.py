@@ -1,9 +1,10 @@
 """Measuring the card reader on labelled images (numpy + onnxruntime only; no torch).
 
 A labelled set is YOLO-formatted: ``images/<split>/*.jpg`` (or ``images/*.jpg``) beside
-``labels/...`` with one ``class cx cy w h`` row per printed corner index. Class ids 0-39 are the Sueca
-cards in :data:`DECK` order (the synthetic sets and ``realcards-dev`` agree); in ``realcards-dev``
-ids 40-53 are 8/9/10, joker and back (not Sueca cards) and 54-59 are ranks without a suit.
+``labels/...`` with one ``class cx cy w h`` row per printed corner index. Class ids 0-39 are the
+Sueca cards in :data:`DECK` order (the synthetic sets and ``realcards-dev`` agree); in
+``realcards-dev`` ids 40-53 are 8/9/10, joker and back (not Sueca cards) and 54-59 are ranks
+without a suit.
 
 Figures:
 
@@ -62,7 +63,7 @@ class LabelledImage:
 
 
 def labelled_images(root: Path, split: str | None = None, *, limit: int | None = None) -> Iterator[LabelledImage]:
-    """Images of a YOLO set with their labels in pixels (images without a label file are skipped)."""
+    """Images of a YOLO set with their labels in pixels (skipping images without a label file)."""
     import cv2
 
     image_dir = root / "images" / split if split else root / "images"
@@ -183,7 +184,8 @@ def measure_classifier(reader: CardReader, images: Iterable[LabelledImage]) -> d
 def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *,
                   non_sueca_images: Collection[Path] = ()) -> dict[str, Any]:
     """End to end: per-image sets of cards reported vs present, summed over images, and the false
-    cards by :func:`false_card_kind` (``non_sueca_images``: photos that also hold an 8, 9, 10 or joker)."""
+    cards by :func:`false_card_kind` (``non_sueca_images``: photos that also hold an 8, 9, 10 or
+    joker)."""
     import cv2
 
     tp = fp = fn = 0
@@ -276,7 +278,7 @@ def labelled_truth(images: Iterable[LabelledImage]) -> list[tuple[Path, set[str]
 
 def measure_latency(reader: CardReader, *, runs: int = 50, width: int = 1280, height: int = 720,
                     frame: np.ndarray | None = None) -> dict[str, Any]:
-    """Median milliseconds of :meth:`CardReader.read` on one frame (both stages), after 3 warm-ups."""
+    """Median milliseconds of :meth:`CardReader.read` on a frame (both stages), after 3 warm-ups."""
     import cv2
 
     if frame is None:
@@ -368,7 +370,8 @@ CALIBRATION_BINS = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 1.0)
 
 
 def labelled_corner_probs(reader: CardReader, images: Iterable[LabelledImage]) -> tuple[np.ndarray, np.ndarray]:
-    """The classifier's probabilities (N x 41) on every labelled Sueca corner, and their labels (N)."""
+    """The classifier's probabilities (N x 41) on each labelled Sueca corner, and their labels
+    (N)."""
     import cv2
 
     parts: list[np.ndarray] = []

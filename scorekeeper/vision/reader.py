@@ -50,13 +50,15 @@ class ReaderConfig:
     detector_file: str = "index-detector.onnx"
     detector_size: int = 640
     """Longer side of the detector's input, in pixels (a multiple of 32). Larger finds smaller
-    indices (a webcam a metre up) and costs time roughly with its square; smaller suits close-ups."""
+    indices (a webcam a metre up) and costs time roughly with its square; smaller suits
+    close-ups."""
     classifier_file: str = "index-classifier.onnx"
     crop_size: int = 48
     crop_margin: float = 0.2
     temperature: float = 1.0
     """The classifier's logits are divided by this before the softmax, so that its probabilities
-    are calibrated (a 0.8 right 8 times in 10); fitted on real-like crops when thresholds are chosen."""
+    are calibrated (a 0.8 right 8 times in 10); fitted on real-like crops when thresholds are
+    chosen."""
     index_conf: float = 0.25
     """Detector score to keep an index. Lower finds more faint indices, and hands more junk to the
     classifier (which can still call it ``not_a_card``)."""
@@ -94,8 +96,8 @@ class ReaderConfig:
             )
         if classes != CLASSIFIER_CLASSES:
             raise ModelError(
-                f"model file {path} lists classifier classes that differ from the 40-card deck order "
-                "plus not_a_card: retrain with `scorekeeper train`"
+                f"model file {path} lists classifier classes that differ "
+                "from the 40-card deck order plus not_a_card: retrain with `scorekeeper train`"
             )
         defaults = cls(folder=folder)
         return cls(
@@ -224,8 +226,8 @@ class CardReader:
         x1 = (cx - bw / 2 - left) / scale
         y1 = (cy - bh / 2 - top) / scale
         boxes = np.stack([x1, y1, bw / scale, bh / scale], axis=1)
-        chosen = cv2.dnn.NMSBoxes(boxes.tolist(), scores.tolist(), conf, self.config.nms_iou)
-        chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)
+        kept = cv2.dnn.NMSBoxes(boxes.tolist(), scores.tolist(), conf, self.config.nms_iou)
+        chosen = np.asarray(kept, dtype=np.int64).reshape(-1)
         boxes, scores = boxes[chosen], scores[chosen]
         xyxy = np.stack(
             [
@@ -254,7 +256,8 @@ class CardReader:
         logits /= self.config.temperature
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
-        return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
+        probs: np.ndarray = (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
+        return probs
 
     # -- both, and what a card is ----------------------------------------------------------------
 

@@ -39,8 +39,9 @@ class InstalledModel:
         """One line of figures for ``scorekeeper models``."""
         enrol = self.figures.get("enrol")
         if enrol:
-            return (f"deck {enrol.get('deck')}: card P/R {_precision_recall(enrol.get('after', {}))} on its "
-                    f"scenes (before: {_precision_recall(enrol.get('before', {}))})")
+            after = _precision_recall(enrol.get("after", {}))
+            before = _precision_recall(enrol.get("before", {}))
+            return f"deck {enrol.get('deck')}: card P/R {after} on its scenes (before: {before})"
         real = self.figures.get("real")
         if real:
             return (f"real photos (realcards-dev, detector size {real['detector_size']}): card P/R "
@@ -61,7 +62,8 @@ def check_name(name: str) -> str:
     """A model or deck name: letters, digits, ``-`` and ``_``, at most 48 characters."""
     if not is_usable_name(name):
         raise ModelError(
-            f"name {name!r} is not usable: use letters, digits, '-' or '_' (at most 48), e.g. cafe-central"
+            f"name {name!r} is not usable: "
+            "use letters, digits, '-' or '_' (at most 48), e.g. cafe-central"
         )
     return name
 
@@ -162,7 +164,7 @@ def installed_models() -> list[InstalledModel]:
 
 
 def find_model(model: str | os.PathLike[str] | None = None) -> Path:
-    """The model folder for ``model``: a folder path, an installed name, or (None) the active model."""
+    """The model folder for ``model``: a folder, an installed name, or (None) the active model."""
     name = os.fspath(model) if model is not None else active_model_name()
     path = Path(name)
     if model is not None and path.is_dir():
@@ -173,5 +175,6 @@ def find_model(model: str | os.PathLike[str] | None = None) -> Path:
     installed = ", ".join(m.name for m in installed_models()) or "none"
     raise ModelError(
         f"model {name!r} not found (installed: {installed}; looked in {user_models_dir()} and "
-        f"{shipped_models_dir()}): pass a folder holding {CONFIG_NAME}, or enrol a deck / run `scorekeeper train`"
+        f"{shipped_models_dir()}): pass a folder holding {CONFIG_NAME}, "
+        "or enrol a deck / run `scorekeeper train`"
     )

@@ -1,9 +1,9 @@
 """A webcam-scale view of a labelled photo set: each photo shrunk until its corner indices are as
 small as a café webcam shows them, then blurred, noised and JPEG-compressed as a webcam would.
 
-Phone close-ups (``realcards-dev``) show indices ~100 px tall; a webcam a metre above the table shows
-them 13-37 px tall (median 27). A reader can do well on the first and fail on the second (clubs and
-spades become two dark blobs), so the benchmark measures both from the same photos.
+Phone close-ups (``realcards-dev``) show indices ~100 px tall; a webcam a metre above the table
+shows them 13-37 px tall (median 27). A reader can do well on the first and fail on the second
+(clubs and spades become two dark blobs), so the benchmark measures both from the same photos.
 
 The view is written as a folder in the same layout as the source (``images/``, ``labels/``,
 ``manifest.jsonl``), each shrunk photo placed in a 640x360 frame as the real webcam sets are, its
@@ -66,7 +66,9 @@ def webcam_frame(image: np.ndarray, index_height: float, target: float,
     frame += rng.normal(0.0, rng.uniform(2.0, 6.0), frame.shape)
     frame = np.clip(frame, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(30, 70))])
-    return (cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else frame), scale, float(x), float(y)
+    # Decoding what was just encoded does not fail; the check only tells mypy so.
+    decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else None
+    return (frame if decoded is None else decoded), scale, float(x), float(y)
 
 
 def _moved_labels(label_path: Path, *, width: int, height: int, scale: float, x: float, y: float,
@@ -79,15 +81,18 @@ def _moved_labels(label_path: Path, *, width: int, height: int, scale: float, x:
         if len(parts) < 5:
             continue
         cx, cy, bw, bh = (float(v) for v in parts[1:5])
-        rows.append(f"{parts[0]} {(cx * width * scale + x) / frame_w:.6f} {(cy * height * scale + y) / frame_h:.6f} "
+        rows.append(f"{parts[0]} {(cx * width * scale + x) / frame_w:.6f} "
+                    f"{(cy * height * scale + y) / frame_h:.6f} "
                     f"{bw * width * scale / frame_w:.6f} {bh * height * scale / frame_h:.6f}")
     return "".join(row + "\n" for row in rows)
 
 
 def write_webcam_scale_view(source: Path, out: Path, *, seed: int = 0) -> Path:
-    """Write the webcam-scale view of ``source`` (a realcards-style folder) to ``out``; returns ``out``.
+    """Write the webcam-scale view of ``source`` (a realcards-style folder) to ``out``; returns
+    ``out``.
 
-    Each photo's median labelled index is brought to a height from :func:`draw_index_height`; photos without labels keep their size but get the same blur, noise and JPEG.
+    Each photo's median labelled index is brought to a height from :func:`draw_index_height`;
+    photos without labels keep their size but get the same blur, noise and JPEG.
     """
     import cv2
 
