@@ -91,9 +91,10 @@ def session_for(clip, tmp_path, **extra):
 
 
 def run_with_camera(session, store, camera_factory, *, sleep=lambda s: None, clock=None):
-    from scorekeeper.pipeline import session as session_module
+    from unittest import mock
 
-    original = session_module.ResilientCapture
+    from scorekeeper.pipeline import session as session_module
+    from scorekeeper.pipeline.capture import ResilientCapture
 
     def opener(_spec):
         camera = camera_factory()
@@ -101,14 +102,11 @@ def run_with_camera(session, store, camera_factory, *, sleep=lambda s: None, clo
         return camera
 
     def capture(spec, on_status):
-        return original(spec, opener=opener, on_status=on_status, sleep=sleep,
-                        clock=clock or (lambda: 0.0), stall_reads=3)
+        return ResilientCapture(spec, opener=opener, on_status=on_status, sleep=sleep,
+                                clock=clock or (lambda: 0.0), stall_reads=3)
 
-    session_module.ResilientCapture = capture
-    try:
+    with mock.patch.object(session_module, "ResilientCapture", capture):
         return session.run(store)
-    finally:
-        session_module.ResilientCapture = original
 
 
 def test_the_demo_clip_ends_with_its_true_score(clip, tmp_path):
@@ -127,7 +125,7 @@ def test_a_camera_dropped_mid_deal_and_back_loses_nothing(clip, tmp_path):
     truth, frames = clip
     # Unplugged for 1.5 s in the middle of the deal; the capture reopens it with backoff.
     middle = next(e["frame"] for e in truth["events"] if e["type"] == "card_played" and e["trick"] == 5)
-    plugged_back = []
+    plugged_back: list[ClipCamera] = []
 
     def camera():
         if plugged_back:
@@ -179,7 +177,7 @@ def test_a_doubt_open_when_the_pipeline_stops_is_on_the_page_after_a_restart(cli
     # cards after it seem to come from the wrong side until the tracker places the missing one.
     faint = plays[7]["card"]
     first = next(i for i, f in enumerate(frames) if any(c.card.notation == faint for c in f.cards))
-    blurred = [FrameDetections(f.frame_index, [c for c in f.cards if c.card.notation != faint or i == first],
+    blurred = [FrameDetections(f.frame_index, tuple(c for c in f.cards if c.card.notation != faint or i == first),
                                f.width, f.height) for i, f in enumerate(frames)]
     session = session_for((truth, blurred), tmp_path)
     store = session.open_store()

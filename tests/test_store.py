@@ -24,6 +24,7 @@ from scorekeeper.store import (
     ConflictError,
     DealCorrected,
     DealStarted,
+    Event,
     MatchStarted,
     RecordReplaced,
     RenunciaConfirmed,
@@ -107,7 +108,7 @@ def test_a_complete_deal_scores_riscos_like_the_engine(store: Store) -> None:
 
 
 def test_every_event_round_trips_through_json() -> None:
-    events = [
+    events: list[Event] = [
         DealStarted(dealer=1, turned="ah"), CardPlayed("7s", frame=12), TrickGathered(frame=13),
         CardCorrected(deal=1, play=2, card="kd"), DealCorrected(deal=1, dealer=2, turned="2c"),
         Undone(seq=4), RenunciaConfirmed(deal=1, trick=3, seat=2), RenunciaDismissed(deal=1, trick=3, seat=2),

@@ -22,8 +22,8 @@ from scorekeeper.vision.reader import (
     CardReader,
     IndexReading,
     combine_indices,
-    find_model,
 )
+from scorekeeper.vision.registry import find_model
 
 SHIPPED = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
 

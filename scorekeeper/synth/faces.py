@@ -166,7 +166,8 @@ def _text_mask(text: str, height: int, font: str, bold: int) -> np.ndarray:
         from PIL import Image, ImageDraw, ImageFont
 
         pil_font = ImageFont.truetype(font, 200)
-        x1, y1, x2, y2 = pil_font.getbbox(text, stroke_width=2 * bold)
+        # Whole pixels for a TrueType font, though Pillow's types allow fractions.
+        x1, y1, x2, y2 = (round(v) for v in pil_font.getbbox(text, stroke_width=2 * bold))
         image = Image.new("L", (x2 - x1 + 8, y2 - y1 + 8), 0)
         ImageDraw.Draw(image).text((4 - x1, 4 - y1), text, font=pil_font, fill=255,
                                    stroke_width=2 * bold, stroke_fill=255)
