@@ -21,7 +21,7 @@ def played(frame, seat, card, trick=1):
 
 
 def test_a_deal_seen_by_the_camera_is_in_the_store(store):
-    warnings = []
+    warnings: list[str] = []
     recorder = StoreRecorder(store, "mesa", warn=warnings.append)
     recorder.record([game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9)])
     recorder.record([played(10, 0, "AS"), played(20, 1, "5H"), played(30, 2, "KS"), played(40, 3, "QS")])
@@ -38,7 +38,7 @@ def test_a_deal_seen_by_the_camera_is_in_the_store(store):
 
 
 def test_a_play_the_log_refuses_is_reported_and_the_match_is_untouched(store):
-    warnings = []
+    warnings: list[str] = []
     recorder = StoreRecorder(store, "mesa", warn=warnings.append)
     recorder.record([game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9)])
     recorder.record([played(10, 0, "AS"), played(20, 1, "AS")])
