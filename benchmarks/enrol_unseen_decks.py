@@ -31,7 +31,7 @@ seeds are below 10000.
 On 2 shared cores a deal is ~800 frames read at ~0.1-0.2 s each, so the default is 4 deals per deck
 (~3,000 frames for the per-frame figures, 4 deals for "deals exact": a coarse figure).
 
-    python benchmarks/enrol_unseen_decks.py                         # shipped, the 3 decks, 4 deals each
+    python benchmarks/enrol_unseen_decks.py    # shipped, the 3 decks, 4 deals each
     python benchmarks/enrol_unseen_decks.py --step enrolled --minutes 15
     python benchmarks/enrol_unseen_decks.py --decks standard --deals 2 --model path/to/model
 """
@@ -197,7 +197,8 @@ def measure(deck: str, step: str, *, pack: Path, model: str | None, seeds: range
     deals = [DealFigures(**json.loads(kept_file(s).read_text())) for s in seeds]
     for deal in deals:
         print(f"  {deck} {step} seed {deal.seed}: {deal.frames} frames, TP {deal.true_positives} "
-              f"FP {deal.false_positives} FN {deal.false_negatives}, plays {deal.plays_right}/{deal.plays} "
+              f"FP {deal.false_positives} FN {deal.false_negatives}, "
+              f"plays {deal.plays_right}/{deal.plays} "
               f"({deal.tracked_plays} tracked), "
               f"deal {'exact' if deal.deal_exact else 'WRONG'}, read {deal.read_ms} ms/frame", flush=True)
     missed = sum((Counter(d.missed) for d in deals), Counter())
@@ -218,7 +219,7 @@ def _evaluate(job: tuple[int, Path, str | None, float, str]) -> DealFigures:
 
 
 def enrolled_model(deck: str, pack: Path, *, minutes: float, retrain: bool) -> tuple[str, float, str]:
-    """Enrol ``pack`` as ``<deck>-enrolled`` (unless already done); its model folder, minutes, note."""
+    """Enrol ``pack`` as ``<deck>-enrolled`` (unless done already): model folder, minutes, note."""
     from scorekeeper.paths import decks_dir, user_models_dir
 
     name = f"{deck}-enrolled"

@@ -1,4 +1,5 @@
-"""`scorekeeper replay` scores the records of tests/data/variants under the variants the seeds name."""
+"""`scorekeeper replay` scores the records of tests/data/variants under the variants the seeds
+name."""
 
 import json
 from pathlib import Path
@@ -76,7 +77,8 @@ def test_bad_rules_exit_2_with_one_line(capsys, rules, message):
 
 
 def test_the_camera_refuses_the_azores_deck_it_cannot_read():
-    """The card reader knows the 40 cards of the standard deck; an Azores game is kept on the page."""
+    """The card reader knows the 40 cards of the standard deck; an Azores game is kept on the
+    page."""
     from scorekeeper.errors import RulesError
     from scorekeeper.rules import PRESETS
     from scorekeeper.tracking import TableGeometry, Tracker

@@ -41,7 +41,8 @@ def write_deck(path: Path, *, leave_out: str = "", stray: str = "") -> Path:
         groups.append(
             f'<g id="{element_id(card)}"><rect x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" '
             f'rx="5" fill="rgb({r},{g},{b})" stroke="black" stroke-width="1"/>'
-            f'<text x="{x + 4}" y="{y + 14}" font-size="12">{card.rank.value}{card.suit.value}</text>'
+            f'<text x="{x + 4}" y="{y + 14}" font-size="12">'
+            f"{card.rank.value}{card.suit.value}</text>"
             f"{extra}</g>"
         )
     svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="800">'

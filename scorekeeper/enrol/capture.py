@@ -89,7 +89,8 @@ def capture_deck(
     collection = Collection()
     resumed = _resume_partial(collection, name, root=root)
     if resumed:
-        log(f"continuing deck {name!r}: {resumed} cards kept from last time — {collection.progress()}")
+        log(f"continuing deck {name!r}: {resumed} cards kept from last time — "
+            f"{collection.progress()}")
 
     def save(allow_partial: bool) -> Path:
         return save_face_pack(collection, name, allow_partial=allow_partial, replace=replace, root=root)
@@ -110,8 +111,9 @@ def capture_deck(
             photos = sorted(p for p in path.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES)
             if not photos:
                 raise SourceError(
-                    f"folder {source!r} holds no photos ({' '.join(PHOTO_SUFFIXES)}) and is not a face "
-                    "pack of 40 images named like Ah.png: point --source at the photos or the pack"
+                    f"folder {source!r} holds no photos ({' '.join(PHOTO_SUFFIXES)}) "
+                    "and is not a face pack of 40 images named like Ah.png: "
+                    "point --source at the photos or the pack"
                 )
             for photo in photos:
                 _from_photo(photo, collection, read, log=log, strict=False)
@@ -122,8 +124,8 @@ def capture_deck(
                         stop=stop or (lambda: False), doubt_below=doubt_below)
         else:
             raise SourceError(
-                f"no such file or folder {source!r}: give a camera index (0), a video or photo file, "
-                "or a folder of photos"
+                f"no such file or folder {source!r}: "
+                "give a camera index (0), a video or photo file, or a folder of photos"
             )
         log(collection.summary())
 
@@ -148,7 +150,8 @@ def capture_deck(
             missing = [card.notation for card in collection.missing()]
             raise EnrolError(
                 f"deck {name!r} lacks {len(missing)} of the 40 cards: {' '.join(missing)}; the "
-                f"{40 - len(missing)} found are kept: run the same command again to show only the missing ones"
+                f"{40 - len(missing)} found are kept: "
+                "run the same command again to show only the missing ones"
             )
         saved = save(False)
         _forget_partial(name, root=root)
@@ -249,7 +252,7 @@ def _typed_q() -> bool:
     return bool(ready) and sys.stdin.readline().strip().lower() == "q"
 
 
-# -- confirming --------------------------------------------------------------------------------------
+# -- confirming ------------------------------------------------------------------------------------
 
 
 def _write_review(sighting: Sighting, folder: Path) -> str:
@@ -288,9 +291,10 @@ def _wait_for_page(enrol: Any, collection: Collection, *, log: Log) -> Path:
     return saved
 
 
-# -- an unfinished deck ------------------------------------------------------------------------------
-# Showing 40 cards takes a while; a deck stopped at 37 keeps its 37 faces in ``.partial/NAME`` beside
-# the decks and the next `enrol` under the same name starts from them, asking only for the missing ones.
+# -- an unfinished deck ----------------------------------------------------------------------------
+# Showing 40 cards takes a while; a deck stopped at 37 keeps its 37 faces in ``.partial/NAME``
+# beside the decks and the next `enrol` under the same name starts from them, asking only for the
+# missing ones.
 
 
 def _partial_root(root: str | os.PathLike[str] | None) -> Path:

@@ -26,7 +26,8 @@ from scorekeeper.rules.cards import DECK, Card
 
 @dataclass(eq=False)
 class Sighting:
-    """One physical card seen: its best flat face, what the reader made of it, what it is filed as."""
+    """One physical card seen: its best flat face, what the reader made of it, what it is filed
+    as."""
 
     id: int
     face: np.ndarray
@@ -45,7 +46,7 @@ class Sighting:
         return self.reading.doubtful and not self.confirmed and self.card is not None
 
     def rank(self) -> tuple[bool, float, float]:
-        """Which of two sightings of one card the pack keeps: confirmed, then surer, then sharper."""
+        """Which of two sightings of a card the pack keeps: confirmed, then surer, then sharper."""
         sure = self.reading.probs[self.card.index] if self.card is not None else 0.0
         return (self.confirmed, float(sure), self.sharpness)
 

@@ -38,7 +38,8 @@ CORNER_ZONE = (0.42, 0.36)
 """How far in from a corner (fractions of width, height) a detected index still belongs to it."""
 
 DETECTOR_FACE_HEIGHT = 240
-"""Height the face is shrunk to inside the detector's frame: near the index sizes it was trained on."""
+"""Height the face is shrunk to inside the detector's frame: near the index sizes it was trained
+on."""
 
 CORNERS: tuple[str, ...] = ("top-left", "bottom-right", "top-right", "bottom-left")
 """The two main corners first; the other two count only where a deck prints four indices."""

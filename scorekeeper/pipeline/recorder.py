@@ -86,7 +86,10 @@ class StoreRecorder:
             return False
         if isinstance(event, game.DealStarted) and self.store.match_won(self.table_id):
             self.held.append(event)
-            self.warn(f"frame {event.frame}: the match is won; this deal waits for \"Nova partida\" on the page")
+            self.warn(
+                f"frame {event.frame}: the match is won; "
+                'this deal waits for "Nova partida" on the page'
+            )
             return True
         return False
 

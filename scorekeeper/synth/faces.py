@@ -187,7 +187,8 @@ of a classifier fine-tune that read real photos worse (see ``WEBCAM_SHARE`` in
 
 @functools.lru_cache(maxsize=8)
 def suit_glyph_fonts() -> tuple[str, ...]:
-    """Installed fonts that draw all four suit symbols (each draws its clubs and spades its own way)."""
+    """Installed fonts that draw all four suit symbols (each draws its clubs and spades its own
+    way)."""
     from PIL import ImageFont
 
     found = []
@@ -289,7 +290,8 @@ class SuitShape:
 
 def _paste(image: np.ndarray, ink: np.ndarray, colour: Sequence[int], x: int, y: int,
            rotate: bool = False) -> FaceBox:
-    """Blend ``colour`` through ``ink`` at (x, y), upside down if ``rotate``; returns the ink box."""
+    """Blend ``colour`` through ``ink`` at (x, y), upside down if ``rotate``; return the ink
+    box."""
     if rotate:
         ink = ink[::-1, ::-1]
     h, w = ink.shape

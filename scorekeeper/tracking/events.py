@@ -162,7 +162,8 @@ class Uncertain:
     play: int | None = None
     """The play number in the deal (from 1) when the doubt is about one play."""
     options: tuple[Card, ...] = ()
-    """The cards it may be, likeliest first (empty when the doubt is not about a card's identity)."""
+    """The cards it may be, likeliest first (empty when the doubt is not about which card it
+    is)."""
 
     def to_json(self) -> Json:
         return {"type": self.type, "frame": self.frame, "deal": self.deal, "reason": self.reason,

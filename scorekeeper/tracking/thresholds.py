@@ -1,4 +1,5 @@
-"""The tracker's tuning knobs, in seconds and shares so they hold at any frame rate and image size."""
+"""The tracker's tuning knobs, in seconds and shares so that they hold at any frame rate and image
+size."""
 
 from __future__ import annotations
 
