@@ -1,4 +1,5 @@
-"""The variants the seeds name, each a switch of the tournament rules, tested from the seeds' own words.
+"""The variants the seeds name, each a switch of the tournament rules, tested from the seeds' own
+words.
 
 Seed 001 is pagat.com's Sueca page (English), seed 003 the French rules page of the tournament rule.
 """
@@ -49,8 +50,8 @@ def thrown_in(dealer: int, reason: str, plays: str = "", turned: str = "2C") -> 
 
 
 def test_a_renuncia_can_cost_two_games_instead_of_four():
-    """Seed 001: "Some play that the penalty for a revoke (failing to follow suit when able to do so)
-    is that the offending team loses two games." """
+    """Seed 001: "Some play that the penalty for a revoke (failing to follow suit when able to do
+    so) is that the offending team loses two games." """
     two = replay_record(record(deal_json(3, "2C", VOID_THEN_PROVEN), renuncia_riscos=2))
     four = replay_record(record(deal_json(3, "2C", VOID_THEN_PROVEN)))
     assert two["deals"][0]["outcome"] == "renuncia"
@@ -90,16 +91,16 @@ def test_melar_is_called_before_the_first_lead():
 
 
 def test_melar_is_a_variant_off_in_the_tournament_rules_and_on_in_brazil():
-    """Seed 001: "Some players, at least in Brazil, play that if the first player ... has less than 10
-    points in hand before the first lead, he can "spoil" (melar) the deal." """
+    """Seed 001: "Some players, at least in Brazil, play that if the first player ... has less than
+    10 points in hand before the first lead, he can "spoil" (melar) the deal." """
     with pytest.raises(RecordError, match="melar is not played under these rules"):
         replay_record(record(thrown_in(0, "melar")))
     assert PRESETS["brazil"].melar and not PRESETS["tournament"].melar
 
 
 def test_a_deal_thrown_in_leaves_a_tie_waiting_for_the_next_deal_played():
-    """Seed 001: "If there is a tie ... no one scores, but the next hand is worth an extra game", and a
-    deal thrown in has "no score": the hand played after it is the next hand."""
+    """Seed 001: "If there is a tie ... no one scores, but the next hand is worth an extra game",
+    and a deal thrown in has "no score": the hand played after it is the next hand."""
     result = replay_record(
         {"rules": PRESETS["brazil"].to_json(),
          "deals": [deal_with_nos_points(60), thrown_in(1, "melar"), deal_with_nos_points(91)]}
@@ -113,8 +114,8 @@ def test_a_deal_thrown_in_leaves_a_tie_waiting_for_the_next_deal_played():
 
 def test_jogo_abaixo_asks_for_a_redeal_only_where_the_table_plays_it():
     """Seed 003: "Le jogo abaixo (« jeu à terre ») : à certaines tables, un joueur à la main très
-    faible, souvent moins de 10 points et aucun atout, peut demander qu'on redistribue. Aucun règlement
-    de tournoi ne le prévoit." """
+    faible, souvent moins de 10 points et aucun atout, peut demander qu'on redistribue. Aucun
+    règlement de tournoi ne le prévoit." """
     with pytest.raises(RecordError, match="jogo_abaixo is not played under these rules"):
         replay_record(record(thrown_in(2, "jogo_abaixo")))
     result = replay_record(record(thrown_in(2, "jogo_abaixo"), jogo_abaixo=True))
@@ -171,8 +172,8 @@ def test_a_renuncia_claimed_at_the_end_of_the_deal_waits_for_the_tenth_vaza():
 
 
 def test_the_vila_flor_regulation_claims_the_renuncia_at_the_end_of_the_deal():
-    """Seed 003: "Regulamento do Torneio de Sueca Vila F'Liz Natal, Município de Vila Flor (2024) ...
-    renonce réclamée en fin de donne." """
+    """Seed 003: "Regulamento do Torneio de Sueca Vila F'Liz Natal, Município de Vila Flor (2024)
+    ... renonce réclamée en fin de donne." """
     assert PRESETS["vila_flor"].renuncia_claim is RenunciaClaim.END_OF_DEAL
     assert PRESETS["tournament"].renuncia_claim is RenunciaClaim.AT_ONCE
 
@@ -195,9 +196,9 @@ def test_tournament_matches_to_seven_or_ten_riscos(target, capotes):
 
 
 def test_the_azores_deck_plays_the_10_as_manilha_and_rejects_the_9s_8s_and_7s():
-    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second highest
-    card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining packet of
-    12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
+    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second
+    highest card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining
+    packet of 12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
     ranks = [card.rank.value for card in AZORES_DECK.cards[:10]]
     assert ranks == ["A", "T", "K", "J", "Q", "6", "5", "4", "3", "2"]
     assert len(set(AZORES_DECK.cards)) == 40 and sum(card.points for card in AZORES_DECK.cards) == 120
@@ -207,9 +208,9 @@ def test_the_azores_deck_plays_the_10_as_manilha_and_rejects_the_9s_8s_and_7s():
 
 
 def test_the_azores_10_is_second_highest_and_worth_what_the_7_is_worth():
-    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second highest
-    card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining packet of
-    12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
+    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second
+    highest card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining
+    packet of 12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
     trick = Trick(leader=0, cards=tuple(Card.parse(c, deck=AZORES_DECK) for c in ["KS", "10S", "2S"]))
     assert trick.winner(Suit.PAUS) == 1, "the 10 beats the king"
     trick = trick.with_card(Card.parse("AS"))
@@ -228,11 +229,11 @@ def test_the_standard_deck_is_untouched():
 
 
 def test_an_azores_match_cuts_the_trunfo_from_the_rejected_cards():
-    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second highest
-    card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining packet of
-    12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
-    # Dealer 3 cuts 8C from the rejected packet: paus is trunfo. Seat 0 leads KS, seat 1 takes it with
-    # the 10, seat 2 follows, seat 3 cuts with 2C: trunfo wins.
+    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second
+    highest card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining
+    packet of 12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
+    # Dealer 3 cuts 8C from the rejected packet: paus is trunfo. Seat 0 leads KS, seat 1 takes it
+    # with the 10, seat 2 follows, seat 3 cuts with 2C: trunfo wins.
     result = replay_record(record(deal_json(3, "8C", ["KS", "10S", "2S", "2C"]), deck="azores"))
     deal = result["deals"][0]
     assert deal["trump"] == "C" and deal["turned"] == "8C"
@@ -278,9 +279,9 @@ def test_random_azores_deals_play_the_40_azores_cards_for_120_points(seed):
 
 
 def test_the_azores_preset():
-    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second highest
-    card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining packet of
-    12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
+    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second
+    highest card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining
+    packet of 12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
     assert PRESETS["azores"] == Rules(deck=DeckRule.AZORES)
     assert PRESETS["azores"].with_changes(deck=DeckRule.STANDARD) == Rules()
 
@@ -289,8 +290,8 @@ def test_the_azores_preset():
 
 
 def test_the_cafe_sheet_has_a_stroke_per_risco_in_two_columns():
-    """Seed 003: "Au café, on note sur un papier à deux colonnes, Nós et Eles (« Nous » et « Eux »), un
-    trait ou une croix par risco." """
+    """Seed 003: "Au café, on note sur un papier à deux colonnes, Nós et Eles (« Nous » et « Eux »),
+    un trait ou une croix par risco." """
     result = replay_match(record(deal_with_nos_points(91), deal_with_nos_points(29)))
     sheet = score_sheet(result)
     assert sheet["style"] == "tracos"
@@ -314,8 +315,8 @@ def test_the_northern_sheet_puts_dots_at_the_ends_of_the_arms_of_a_cross():
 
 
 def test_a_match_won_four_to_none_is_a_pente_and_scores_the_same():
-    """Seed 001: "If a team wins a rubber by four games to none this is sometimes called a comb (pente),
-    indicated by drawing a loop round the four dots representing the won games" """
+    """Seed 001: "If a team wins a rubber by four games to none this is sometimes called a comb
+    (pente), indicated by drawing a loop round the four dots representing the won games" """
     capote = replay_match(record(deal_json(3, "2H", CAPOTE_PLAYS), sheet="cruz"))
     sheet = score_sheet(capote)
     assert sheet["pente"] == "nos" and [dot["arm"] for dot in sheet["cruz"]["nos"]] == [

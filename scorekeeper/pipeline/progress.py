@@ -43,7 +43,10 @@ def describe(
         return line if waiting else f"{line} · deal Nós {points.nos} – Eles {points.eles}"
     if isinstance(event, game.RevokeFlagged):
         kind = "suspected renúncia" if event.suspected else "renúncia"
-        return f"  {kind}: {who(event.seat)} played {event.card} on {event.led} in vaza {event.trick}: {event.proof}"
+        return (
+            f"  {kind}: {who(event.seat)} played {event.card} on {event.led} "
+            f"in vaza {event.trick}: {event.proof}"
+        )
     if isinstance(event, game.Uncertain):
         return f"  uncertain ({event.reason}): {event.detail}"
     if isinstance(event, game.DealEnded):

@@ -49,7 +49,8 @@ class Suit(str, Enum):
 
 
 class Rank(str, Enum):
-    """Ranks; the value is the notation letter. The first ten, strongest first, are the standard deck's."""
+    """Ranks; the value is the notation letter. The first ten, strongest first, are the standard
+    deck's."""
 
     ACE = "A"
     SEVEN = "7"
@@ -62,7 +63,7 @@ class Rank(str, Enum):
     THREE = "3"
     TWO = "2"
     TEN = "T"
-    """Only in the Azores deck, where it is the manilha in the 7's place (written ``T`` or ``10``)."""
+    """Only in the Azores deck, the manilha in the 7's place (written ``T`` or ``10``)."""
     NINE = "9"
     """Never played: in the Azores, one of the rejected cards cut to show the trunfo."""
     EIGHT = "8"
@@ -72,8 +73,8 @@ class Rank(str, Enum):
     def strength(self) -> int:
         """Higher beats lower within a suit: the ace is 9, the two is 0.
 
-        The 10 has the 7's strength: no deck holds both, since the Azores deck plays the 10 as manilha
-        where the standard deck plays the 7. The 9 and the 8 are never played (-1).
+        The 10 has the 7's strength: no deck holds both, since the Azores deck plays the 10 as
+        manilha where the standard deck plays the 7. The 9 and the 8 are never played (-1).
         """
         return _STRENGTH.get(self, -1)
 
@@ -97,14 +98,15 @@ _STRENGTH = {rank: len(RANKS) - 1 - index for index, rank in enumerate(RANKS)} |
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """A card of a Sueca deck; orders by nothing on purpose: strength depends on trump and suit led."""
+    """A card of a Sueca deck; orders by nothing on purpose: strength depends on trump and the
+    suit led."""
 
     rank: Rank
     suit: Suit
 
     @classmethod
     def parse(cls, text: str, *, deck: Deck | None = None) -> Card:
-        """Read ``7H``, ``as``, ``Qd`` (rank then suit letter, case-insensitive), a card of ``deck``.
+        """Read ``7H``, ``as``, ``Qd`` (rank, then suit letter, any case), a card of ``deck``.
 
         The default is the standard 40-card deck; ``deck=AZORES_DECK`` also reads ``TH`` / ``10H``
         and the 7s, 8s and 9s its trunfo is cut from; ``deck=PACK`` reads every one of those.
@@ -119,10 +121,12 @@ class Card:
 
     @property
     def index(self) -> int:
-        """Position in :data:`DECK` (suit-major H S D C, ranks A 7 K J Q 6 5 4 3 2): the class id."""
+        """Position in :data:`DECK` (suit-major H S D C, ranks A 7 K J Q 6 5 4 3 2): the class
+        id."""
         if self.rank not in RANKS:
             raise InvalidCardError(
-                f"{self.notation} has no class id: the card reader knows the 40 cards of the standard deck"
+                f"{self.notation} has no class id: "
+                "the card reader knows the 40 cards of the standard deck"
             )
         return SUITS.index(self.suit) * len(RANKS) + RANKS.index(self.rank)
 
@@ -178,7 +182,8 @@ class Deck:
     ranks: tuple[Rank, ...]
     """The ranks in play, strongest first."""
     cut_ranks: tuple[Rank, ...] = ()
-    """The rejected ranks whose packet is cut to show the trunfo; empty: the dealer turns one of his cards."""
+    """The rejected ranks whose packet is cut to show the trunfo; empty: the dealer turns one of
+    his cards."""
     missing_hint: str = ""
     """Said after an unknown rank, to explain which ranks this deck leaves out."""
     cards: tuple[Card, ...] = field(init=False, repr=False, compare=False)
@@ -186,7 +191,8 @@ class Deck:
     cut_cards: tuple[Card, ...] = field(init=False, repr=False, compare=False)
     """The cards the trunfo may be shown with when it is not one of the dealer's own."""
     rank_letters: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    """The notation letters :meth:`Card.parse` reads with this deck: ranks in play, then cut ranks."""
+    """The notation letters :meth:`Card.parse` reads with this deck: ranks in play, then cut
+    ranks."""
 
     def __post_init__(self) -> None:
         # Built once: the engine asks for them on every deal.
@@ -220,8 +226,8 @@ AZORES_DECK = Deck(
     (Rank.ACE, Rank.TEN, Rank.KING, Rank.JACK, Rank.QUEEN, Rank.SIX, Rank.FIVE, Rank.FOUR, Rank.THREE, Rank.TWO),
     cut_ranks=(Rank.NINE, Rank.EIGHT, Rank.SEVEN),
 )
-"""The Azores deck: the 10 is the manilha instead of the 7, and the trunfo is cut from the 12 rejected
-9s, 8s and 7s."""
+"""The Azores deck: the 10 is the manilha instead of the 7, and the trunfo is cut from the 12
+rejected 9s, 8s and 7s."""
 
 _ANY_PLAYED = (
     Rank.ACE, Rank.SEVEN, Rank.TEN, Rank.KING, Rank.JACK, Rank.QUEEN,
@@ -231,7 +237,8 @@ _ANY_PLAYED = (
 PLAYABLE = Deck(
     "Sueca", _ANY_PLAYED, missing_hint=" (8 and 9 are not in the Sueca deck: they only show the Azores trunfo)"
 )
-"""Every card some variant plays: what the event log accepts as a play before the engine checks the deck."""
+"""Every card some variant plays: what the event log accepts as a play before the engine checks
+the deck."""
 
 PACK = Deck("pack", _ANY_PLAYED, cut_ranks=(Rank.NINE, Rank.EIGHT))
 """Every card some variant plays or shows its trunfo with: what the log accepts as a turned card."""

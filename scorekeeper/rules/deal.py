@@ -57,7 +57,7 @@ class ThrowInReason(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class Revoke:
-    """A proven renúncia: ``seat`` played ``card`` on ``led`` in vaza ``trick`` while holding ``led``."""
+    """A proven renúncia: ``seat`` played ``card`` on ``led`` in vaza ``trick``, holding ``led``."""
 
     trick: int
     seat: int
@@ -119,7 +119,8 @@ class Deal:
             )
         if not deck.trunfo_is_cut and turned not in deck:
             raise IllegalPlayError(
-                f"trunfo card {turned} is not in the {deck.name} deck: the dealer turns one of his cards"
+                f"trunfo card {turned} is not in the {deck.name} deck: "
+                "the dealer turns one of his cards"
             )
         steps = 1 if rules.first_lead is FirstLead.AFTER_DEALER else -1
         return cls(
@@ -175,7 +176,8 @@ class Deal:
 
     @property
     def turned_in_hand(self) -> bool:
-        """The dealer still holds the turned card (never, where the trunfo is cut from the rejected cards)."""
+        """The dealer still holds the turned card (never where the trunfo is cut from the rejected
+        cards)."""
         return not self.deck.trunfo_is_cut and self.turned not in self.played
 
     @property
@@ -211,7 +213,8 @@ class Deal:
         assert seat is not None  # a deal not complete has a seat to play
         if card == self.turned and seat != self.dealer:
             raise IllegalPlayError(
-                f"{card} is the turned trunfo, which belongs to the dealer ({seat_label(self.dealer)}), "
+                f"{card} is the turned trunfo, "
+                f"which belongs to the dealer ({seat_label(self.dealer)}), "
                 f"but {seat_label(seat)} is to play"
             )
 
@@ -241,7 +244,8 @@ class Deal:
                     card=claim.card,
                     led=claim.suit,
                     proof=(
-                        f"{seat_label(seat)} played {claim.card} on {claim.suit.portuguese} in vaza {claim.trick}, "
+                        f"{seat_label(seat)} played {claim.card} on {claim.suit.portuguese} "
+                        f"in vaza {claim.trick}, "
                         f"then {card} in vaza {trick_no}: it still held {claim.suit.portuguese}"
                     ),
                     proven_in_trick=trick_no,
@@ -259,7 +263,8 @@ class Deal:
                         card=card,
                         led=led,
                         proof=(
-                            f"the dealer ({seat_label(seat)}) played {card} on trunfo {led.portuguese} "
+                            f"the dealer ({seat_label(seat)}) played {card} "
+                            f"on trunfo {led.portuguese} "
                             f"while still holding the turned card {self.turned}"
                         ),
                         proven_in_trick=trick_no,
@@ -298,12 +303,14 @@ class Deal:
         allowed = self.rules.melar if reason is ThrowInReason.MELAR else self.rules.jogo_abaixo
         if not allowed:
             raise IllegalPlayError(
-                f"{reason.value} is not played under these rules: switch it on ({reason.value}=true) "
+                f"{reason.value} is not played under these rules: "
+                f"switch it on ({reason.value}=true) "
                 "or throw the deal in as manual"
             )
         if self.plays:
             raise IllegalPlayError(
-                f"{reason.value} is called before the first lead, but {len(self.plays)} cards were played: "
+                f"{reason.value} is called before the first lead, "
+                f"but {len(self.plays)} cards were played: "
                 "throw the deal in as manual"
             )
 

@@ -1,9 +1,10 @@
 """Match records: the JSON a table's match is written in, read strictly and replayed.
 
 A record is ``{"rules": {...}, "deals": [{"dealer": 3, "trump": "AH", "plays": ["2S", ...]}]}``:
-``trump`` is the turned card (in the Azores deck, the rejected card cut to show the trunfo), ``plays``
-the cards in playing order (fewer than 40 while the deal is in progress), and ``"thrown_in": "melar"``
-(or ``jogo_abaixo``, ``manual``) marks a deal thrown in: no score, the same dealer deals again.
+``trump`` is the turned card (in the Azores deck, the rejected card cut to show the trunfo),
+``plays`` the cards in playing order (fewer than 40 while the deal is in progress), and
+``"thrown_in": "melar"`` (or ``jogo_abaixo``, ``manual``) marks a deal thrown in: no score, the
+same dealer deals again.
 :func:`replay_match` turns it into a typed :class:`~scorekeeper.rules.results.MatchResult`;
 :func:`replay_record` into its JSON, what ``scorekeeper replay --json`` prints. Every problem is a
 :class:`RecordError` naming the deal, the play and what to fix.
@@ -139,14 +140,20 @@ def _parse_dismissed(data: Any, where: str) -> frozenset[tuple[int, int]]:
     for entry in data:
         if isinstance(entry, Mapping) and set(entry) - {"trick", "seat"}:
             unknown = min(map(str, set(entry) - {"trick", "seat"}))
-            raise RecordError(f"{where}: dismissed renúncia has unknown key {unknown!r}: it has trick and seat, like {example}")
+            raise RecordError(
+                f"{where}: dismissed renúncia has unknown key {unknown!r}: "
+                f"it has trick and seat, like {example}"
+            )
         trick = entry.get("trick") if isinstance(entry, Mapping) else None
         seat = entry.get("seat") if isinstance(entry, Mapping) else None
         if (
             isinstance(trick, bool) or not isinstance(trick, int) or not 1 <= trick <= TRICKS_PER_DEAL
             or isinstance(seat, bool) or seat not in SEATS
         ):
-            raise RecordError(f"{where}: dismissed renúncia {entry!r} must name a vaza 1-10 and a seat 0-3, like {example}")
+            raise RecordError(
+                f"{where}: dismissed renúncia {entry!r} must name a vaza 1-10 and a seat 0-3, "
+                f"like {example}"
+            )
         found.add((trick, int(seat)))
     return frozenset(found)
 
@@ -159,7 +166,7 @@ def _parse_card(text: Any, where: str, deck: Deck) -> Card:
 
 
 def replay(record: MatchRecord) -> tuple[DealReplay, ...]:
-    """Play every deal through the engine; raise :class:`RecordError` at the first impossible play."""
+    """Play every deal through the engine; :class:`RecordError` at the first impossible play."""
     score = MatchScore(target=record.rules.target)
     replays: list[DealReplay] = []
     for number, deal_record in enumerate(record.deals, start=1):

@@ -1,9 +1,10 @@
 """What a deal is worth in riscos, and the match as a fold over deals.
 
 >>> from scorekeeper.rules.seats import PerTeam, Team
->>> riscos_for_points(90, tricks_won=9, rules=Rules()), riscos_for_points(91, tricks_won=9, rules=Rules())
+>>> r = Rules()
+>>> riscos_for_points(90, tricks_won=9, rules=r), riscos_for_points(91, tricks_won=9, rules=r)
 (1, 2)
->>> riscos_for_points(120, tricks_won=9, rules=Rules()), riscos_for_points(120, tricks_won=10, rules=Rules())
+>>> riscos_for_points(120, tricks_won=9, rules=r), riscos_for_points(120, tricks_won=10, rules=r)
 (2, 4)
 """
 

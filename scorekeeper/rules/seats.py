@@ -1,4 +1,5 @@
-"""Seats and teams. Seats are numbered 0-3 in playing order; the chairs they sit in are not our concern.
+"""Seats and teams. Seats are numbered 0-3 in playing order; which chairs they are is not our
+concern.
 
 >>> team_of(2), team_of(3)
 (<Team.NOS: 'nos'>, <Team.ELES: 'eles'>)

@@ -52,7 +52,8 @@ class RenunciaRule(str, Enum):
     """What a proven renúncia (revoke) does to the score."""
 
     PENALIZE = "penalize"
-    """The first proven revoke of a deal gives the opponents ``renuncia_riscos``; the deal's points don't count."""
+    """The first proven revoke of a deal gives the opponents ``renuncia_riscos``; the deal's points
+    don't count."""
     IGNORE = "ignore"
     """Reported only; the deal is scored on its points."""
 
@@ -61,9 +62,10 @@ class RenunciaClaim(str, Enum):
     """When a renúncia is claimed, so when its penalty settles the deal."""
 
     AT_ONCE = "at_once"
-    """Play stops at the renúncia: the deal is settled as soon as it is proven, later cards don't count."""
+    """Play stops at the renúncia: the deal is settled once proven, later cards don't count."""
     END_OF_DEAL = "end_of_deal"
-    """The claim is accepted only at the end of the deal: the ten vazas are played, then it is penalised."""
+    """The claim is accepted only at the end of the deal: the ten vazas are played, then it is
+    penalised."""
 
 
 class DeckRule(str, Enum):
@@ -72,7 +74,7 @@ class DeckRule(str, Enum):
     STANDARD = "standard"
     """A 52-card pack without 8s, 9s and 10s; the dealer turns one of his own cards."""
     AZORES = "azores"
-    """Without 9s, 8s and 7s: the 10 is the manilha, the trunfo is cut from the 12 rejected cards."""
+    """Without 9s, 8s and 7s: the 10 is the manilha, the trunfo cut from the 12 rejected cards."""
 
     @property
     def deck(self) -> Deck:
@@ -109,9 +111,10 @@ class Rules:
     """Riscos a penalised renúncia gives the opponents."""
     renuncia_claim: RenunciaClaim = RenunciaClaim.AT_ONCE
     melar: bool = False
-    """The first player, with less than 10 points in hand, may spoil the deal before the first lead."""
+    """The first player, with under 10 points in hand, may spoil the deal before the first lead."""
     jogo_abaixo: bool = False
-    """A player with a very weak hand (under 10 points, no trunfo) may ask for a redeal before the first lead."""
+    """A player with a very weak hand (under 10 points, no trunfo) may ask for a redeal before the
+    first lead."""
     deck: DeckRule = DeckRule.STANDARD
     sheet: SheetStyle = SheetStyle.TRACOS
 
@@ -194,8 +197,9 @@ PRESETS: dict[str, Rules] = {
     "tournament": Rules(),
     # seed 003: the Vila Flor regulation accepts a renúncia claimed only at the end of the deal.
     "vila_flor": Rules(renuncia_claim=RenunciaClaim.END_OF_DEAL),
-    # seed 001 (pagat): a 60-60 tie makes the next deal worth an extra game, and the first player may
-    # spoil (melar) a weak deal; Brazil plays clockwise, which only changes the chairs, not the engine.
+    # seed 001 (pagat): a 60-60 tie makes the next deal worth an extra game, and the first player
+    # may spoil (melar) a weak deal; Brazil plays clockwise, which only changes the chairs, not the
+    # engine.
     "brazil": Rules(tie=TieRule.CARRY, melar=True),
     # seed 003's "à certaines tables": 120 points are a capote and the cutter leads.
     "cafe": Rules(capote=CapoteRule.ALL_POINTS, first_lead=FirstLead.CUTTER),

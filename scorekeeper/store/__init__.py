@@ -1,21 +1,22 @@
 """The table's memory: an append-only event log in SQLite, replayed through the rules engine.
 
-Nothing is ever updated or deleted: a correction, an undo, a renúncia decision is one more event, so a
-crash or a restart loses nothing and every change can be undone. The state is a fold of the log into a
-match record, replayed by :func:`scorekeeper.rules.replay_match`; a write whose log would no longer
-replay (an unknown card, a card played twice, a deal after the match was won) is refused and nothing is
-written. Several tables (a tournament) share one file, each with its own id and its own sequence.
+Nothing is ever updated or deleted: a correction, an undo, a renúncia decision is one more event,
+so a crash or a restart loses nothing and every change can be undone. The state is a fold of the log
+into a match record, replayed by :func:`scorekeeper.rules.replay_match`; a write whose log would no
+longer replay (an unknown card, a card played twice, a deal after the match was won) is refused and
+nothing is written. Several tables (a tournament) share one file, each with its own id and its own
+sequence.
 
 The API the tracker and the web app use::
 
     from scorekeeper.store import Store, DealStarted, CardPlayed, CardCorrected
 
-    store = Store.open("match.db")                 # None: the default file in the user's data folder
+    store = Store.open("match.db")                 # None: the default file, in the user's data
     store.append("mesa", DealStarted(dealer=3, turned="AH"))
     store.append("mesa", CardPlayed("2S", frame=1200), CardPlayed("3S"))   # atomic, validated
     store.append("mesa", CardCorrected(deal=1, play=2, card="4S"))
     store.append("mesa", SeatNamed(seat=0, name="Ana"))      # shown instead of "Jogador 1"
-    store.append("mesa", DealStarted(dealer=0, turned="7C"), next_match=True)  # once won: next match
+    store.append("mesa", DealStarted(dealer=0, turned="7C"), next_match=True)  # after a win
     store.undo("mesa")                             # cancels the latest event still in effect
     store.events("mesa")     # [StoredEvent(table_id, seq, at, event), ...] the whole log
     store.record("mesa")     # {"rules": {...}, "deals": [{"dealer", "trump", "plays"}]}

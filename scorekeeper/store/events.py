@@ -189,7 +189,8 @@ class MatchStarted:
 
 @dataclass(frozen=True, slots=True)
 class RecordReplaced:
-    """The current match becomes this whole match record (the format ``scorekeeper replay`` reads)."""
+    """The current match becomes this whole match record (in the format ``scorekeeper replay``
+    reads)."""
 
     kind: ClassVar[str] = "record_replaced"
     record: Mapping[str, Any]
@@ -202,7 +203,8 @@ class RecordReplaced:
 
 @dataclass(frozen=True, slots=True)
 class DealThrownIn:
-    """The current deal is void (``melar``, ``jogo_abaixo`` or ``manual``): no score, the same dealer deals again."""
+    """The current deal is void (``melar``, ``jogo_abaixo`` or ``manual``): no score, the same
+    dealer deals again."""
 
     kind: ClassVar[str] = "deal_thrown_in"
     reason: str
@@ -351,7 +353,10 @@ def event_from_json(kind: str, data: Any) -> Event:
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise StoreError(f"event {kind!r} has no field {unknown[0]!r}: it has {', '.join(sorted(names)) or 'none'}")
+        raise StoreError(
+            f"event {kind!r} has no field {unknown[0]!r}: "
+            f"it has {', '.join(sorted(names)) or 'none'}"
+        )
     try:
         event: Event = cls(**data)
     except TypeError:

@@ -1,7 +1,7 @@
 """From a table's log to its matches: a fold of the events, each undo taking back its target.
 
-Pure functions, no I/O and no rules: the fold only places cards in a match record; whether the record
-makes sense is the rules engine's call (:func:`scorekeeper.rules.replay_record`).
+Pure functions, no I/O and no rules: the fold only places cards in a match record; whether the
+record makes sense is the rules engine's call (:func:`scorekeeper.rules.replay_record`).
 
 The fold is incremental: :meth:`Folded.extend` returns the fold with more events without touching
 the one it extends, and copies only the match being played, so a write costs the same at the
@@ -119,7 +119,8 @@ def _check_undo(stack: list[StoredEvent], event: Undone) -> None:
         raise StoreError("nothing to undo: the log of this table is empty")
     if stack[-1].seq != event.seq:
         raise StoreError(
-            f"undo of event {event.seq}: only the latest event in effect ({stack[-1].seq}) can be undone"
+            f"undo of event {event.seq}: "
+            f"only the latest event in effect ({stack[-1].seq}) can be undone"
         )
 
 
@@ -165,7 +166,8 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
         if "thrown_in" in deals[-1]:
             raise StoreError(
                 f"card {event.card}: deal {len(deals)} was thrown in ({deals[-1]['thrown_in']}): "
-                f"the same dealer ({seat_label(deals[-1]['dealer'])}) deals again, start the next deal"
+                f"the same dealer ({seat_label(deals[-1]['dealer'])}) deals again, "
+                "start the next deal"
             )
         plays = deals[-1]["plays"]
         if len(plays) >= MAX_PLAYS:
@@ -221,7 +223,8 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
         if "thrown_in" in deals[-1]:
             raise StoreError(f"deal {len(deals)} was already thrown in ({deals[-1]['thrown_in']})")
         deals[-1]["thrown_in"] = event.reason  # whether the rules allow it is the engine's call
-        # A void deal has nothing left to settle: its open doubts go with it (an undo brings them back).
+        # A void deal has nothing left to settle: its open doubts go with it (an undo brings them
+        # back).
         match.doubts = {seq: d for seq, d in match.doubts.items() if d.deal != len(deals)}
     elif isinstance(event, DoubtRaised):
         _deal(deals, event.deal)
@@ -235,16 +238,23 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
 def _settle(match: Match, event: DoubtSettled) -> None:
     doubt = match.doubts.get(event.doubt)
     if doubt is None:
-        raise StoreError(f"doubt {event.doubt} is not open in this match: see the open ones in the state's \"doubts\"")
+        raise StoreError(
+            f"doubt {event.doubt} is not open in this match: "
+            'see the open ones in the state\'s "doubts"'
+        )
     if event.card is not None:
         if event.card not in doubt.options:
-            raise StoreError(f"doubt {event.doubt}: {event.card} is not one of its options {', '.join(doubt.options)}")
+            raise StoreError(
+                f"doubt {event.doubt}: {event.card} is not one of its options "
+                f"{', '.join(doubt.options)}"
+            )
         if doubt.play is not None:
             plays = _deal(match.record["deals"], doubt.deal)["plays"]
             if doubt.play > len(plays):
                 raise StoreError(
-                    f"doubt {event.doubt} is about play {doubt.play} of deal {doubt.deal}, which has "
-                    f"{len(plays)} plays: settle it without a card, or once the play is recorded"
+                    f"doubt {event.doubt} is about play {doubt.play} of deal {doubt.deal}, "
+                    f"which has {len(plays)} plays: "
+                    "settle it without a card, or once the play is recorded"
                 )
             plays[doubt.play - 1] = event.card  # the same as a card correction of that play
     del match.doubts[event.doubt]

@@ -62,7 +62,8 @@ Listener = Callable[[str, int], None]
 def check_table_id(table_id: str) -> str:
     if not isinstance(table_id, str) or not _TABLE_ID.fullmatch(table_id):
         raise StoreError(
-            f"table id {table_id!r}: use 1-40 letters, digits, '-' or '_' (starting with a letter or digit)"
+            f"table id {table_id!r}: use 1-40 letters, digits, '-' or '_' "
+            "(starting with a letter or digit)"
         )
     return table_id
 
@@ -107,7 +108,8 @@ class Store:
 
     @classmethod
     def open(cls, path: str | os.PathLike[str] | None = None) -> Store:
-        """Open (creating it and its folder if needed) the database at ``path`` or the default one."""
+        """Open the database at ``path`` or the default one (creating it and its folder if
+        needed)."""
         target = Path(path) if path is not None else default_db_path()
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -119,7 +121,10 @@ class Store:
                 "give --db a path in a folder you can write"
             ) from None
         if target.is_dir():
-            raise StoreError(f"{str(target)!r} is a folder: give --db the path of a file, like {str(target / 'scorekeeper.db')!r}")
+            raise StoreError(
+                f"{str(target)!r} is a folder: give --db the path of a file, "
+                f"like {str(target / 'scorekeeper.db')!r}"
+            )
         return cls(target)
 
     @property
@@ -175,7 +180,10 @@ class Store:
         kept, damaged = salvage(self.path, create_empty=lambda path: Store(path, check=False))
         self._file_repairs.append(Repair(
             table_id="*", seq=None,
-            reason=f"was damaged ({problems[0]}): {kept} events were read back, the damaged copy is {str(damaged)!r}",
+            reason=(
+                f"was damaged ({problems[0]}): {kept} events were read back, "
+                f"the damaged copy is {str(damaged)!r}"
+            ),
         ))
         self._migrate()
 
@@ -251,7 +259,8 @@ class Store:
         return folded
 
     def _state_of(self, table_id: str, seq: int, log: list[StoredEvent]) -> TableState:
-        """The state after ``log``; an event that breaks the replay is quarantined (a damaged log)."""
+        """The state after ``log``; an event that breaks the replay is quarantined (a damaged
+        log)."""
         for _ in range(len(log) + 1):
             try:
                 folded = self._fold(table_id, log)
@@ -260,7 +269,8 @@ class Store:
                 culprit = _first_breaking(table_id, log)
                 self._quarantine(Repair(
                     table_id, culprit.seq,
-                    f"({culprit.event.kind}) no longer replays with the events before it, so it is left out",
+                    f"({culprit.event.kind}) no longer replays with the events before it, "
+                    "so it is left out",
                 ))
                 log = [stored for stored in log if stored.seq != culprit.seq]
         raise StoreError(f"table {table_id!r}: its log does not replay")  # pragma: no cover
@@ -318,9 +328,9 @@ class Store:
         """Append ``events`` atomically after checking that the log still replays with them.
 
         ``expect`` is the sequence number the writer last saw: if someone appended since,
-        :class:`ConflictError`. With ``next_match``, a deal started once the match is won opens the
-        next match (a ``match_started`` goes first, in the same write); without it the engine refuses
-        the deal. Any error leaves the log as it was.
+        :class:`ConflictError`. With ``next_match``, a deal started once the match is won opens
+        the next match (a ``match_started`` goes first, in the same write); without it the engine
+        refuses the deal. Any error leaves the log as it was.
         """
         if not events:
             raise StoreError("nothing to append")
@@ -337,7 +347,8 @@ class Store:
         return self.table_state(table_id).result.winner is not None
 
     def undo(self, table_id: str, *, at: datetime | None = None, expect: int | None = None) -> list[StoredEvent]:
-        """Undo the latest event that changed something (and the vaza gatherings and doubts after it)."""
+        """Undo the latest event that changed something (and the gatherings and doubts after
+        it)."""
 
         def undos(folded: Folded) -> list[Event]:
             effective = folded.in_effect
@@ -492,5 +503,6 @@ def _check_decisions(new: Sequence[StoredEvent], state: TableState) -> None:
             continue
         if state.status_of((event.deal, event.trick, event.seat)) is None:
             raise StoreError(
-                f"no renúncia by {seat_label(event.seat)} in vaza {event.trick} of deal {event.deal} to decide on"
+                f"no renúncia by {seat_label(event.seat)} in vaza {event.trick} "
+                f"of deal {event.deal} to decide on"
             )

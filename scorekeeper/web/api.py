@@ -1,4 +1,5 @@
-"""The JSON API: ``GET`` reads for anyone on the page, ``POST`` writes for whoever has the table PIN.
+"""The JSON API: ``GET`` reads for anyone on the page, ``POST`` writes for whoever has the table
+PIN.
 
 Every route exists twice: ``/api/<name>`` for the default table and ``/t/<table>/api/<name>``.
 Writes take a JSON body and an optional ``"expect"`` (the ``seq`` the caller last saw: 409 if the
