@@ -24,13 +24,24 @@ class Placed:
 RANK_FONT = "/usr/share/fonts/truetype/liberation/LiberationSansNarrow-Bold.ttf"
 
 DECK_STYLE = FaceStyle(
-    seed=2021383041, paper=(244, 244, 244), red=(10, 46, 155), black=(6, 47, 31),
-    rank_font=RANK_FONT if Path(RANK_FONT).is_file() else "hershey:0", rank_bold=0,
-    suit_variant="poly", index_height=0.0944, pip_ratio=0.694, margin=(0.0516, 0.0341),
-    court_letters="KQJ", corner_radius=30, border=(99, 29, 102), border_inset=12,
+    seed=2021383041,
+    paper=(244, 244, 244),
+    red=(10, 46, 155),
+    black=(6, 47, 31),
+    rank_font=RANK_FONT if Path(RANK_FONT).is_file() else "hershey:0",
+    rank_bold=0,
+    suit_variant="poly",
+    index_height=0.0944,
+    pip_ratio=0.694,
+    margin=(0.0516, 0.0341),
+    court_letters="KQJ",
+    corner_radius=30,
+    border=(99, 29, 102),
+    border_inset=12,
     centre_pip_scale=0.109,
     court_colours=((113, 159, 228), (77, 199, 48), (93, 185, 72), (160, 116, 127)),
-    back_colour=(157, 98, 140), back_pattern="stripes",
+    back_colour=(157, 98, 140),
+    back_pattern="stripes",
 )
 """One plain deck, spelled out rather than drawn at random, so the enrolment tests see the same
 faces whatever fonts a machine has installed (the random styles draw from every family present)."""
@@ -41,9 +52,17 @@ def deck_pack() -> ProceduralPack:
     return ProceduralPack(DECK_STYLE, name="test-deck")
 
 
-def table_photo(labels: list[str], *, pack: Pack, seed: int = 0, kind: str = "wood",
-                size: tuple[int, int] = (1024, 768), card_px: float = 260.0,
-                tilt: float = 0.06, light: bool = True) -> tuple[np.ndarray, list[Placed]]:
+def table_photo(
+    labels: list[str],
+    *,
+    pack: Pack,
+    seed: int = 0,
+    kind: str = "wood",
+    size: tuple[int, int] = (1024, 768),
+    card_px: float = 260.0,
+    tilt: float = 0.06,
+    light: bool = True,
+) -> tuple[np.ndarray, list[Placed]]:
     """A photo of ``labels`` lying apart on a table (at most 8), and where each one lies."""
     rng = np.random.default_rng(seed)
     width, height = size
@@ -62,20 +81,29 @@ def table_photo(labels: list[str], *, pack: Pack, seed: int = 0, kind: str = "wo
         scale = min(card_px, fit) / fh * rng.uniform(0.9, 1.0)
         angle = rng.uniform(0, 2 * np.pi)
         c, s = np.cos(angle), np.sin(angle)
-        local = np.array([(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2), (-fw / 2, fh / 2)])
+        local = np.array(
+            [(-fw / 2, -fh / 2), (fw / 2, -fh / 2), (fw / 2, fh / 2), (-fw / 2, fh / 2)]
+        )
         local = local * scale
-        dest = np.stack([cx + local[:, 0] * c - local[:, 1] * s, cy + local[:, 0] * s + local[:, 1] * c], 1)
+        dest = np.stack(
+            [cx + local[:, 0] * c - local[:, 1] * s, cy + local[:, 0] * s + local[:, 1] * c], 1
+        )
         src = np.array([(0, 0), (fw - 1, 0), (fw - 1, fh - 1), (0, fh - 1)], np.float32)
         matrix = cv2.getPerspectiveTransform(src, dest.astype(np.float32))
         image = cv2.warpPerspective(face.image, matrix, (width, height), flags=cv2.INTER_AREA)
-        alpha = cv2.warpPerspective(face.mask, matrix, (width, height)).astype(np.float32)[..., None] / 255
+        alpha = (
+            cv2.warpPerspective(face.mask, matrix, (width, height)).astype(np.float32)[..., None]
+            / 255
+        )
         photo = photo * (1 - alpha) + image.astype(np.float32) * alpha
         placed.append(Placed(label=label, corners=dest.astype(np.float32)))
     # The camera a little off vertical: one homography for the photo and the truth alike.
     frame = np.array([(0, 0), (width, 0), (width, height), (0, height)], np.float32)
     # Corners only move inwards, so no card is pushed out of the photo.
     inward = np.array([(1, 1), (-1, 1), (-1, -1), (1, -1)], np.float32)
-    moved = frame + rng.uniform(0, tilt, (4, 2)).astype(np.float32) * inward * np.array([width, height], np.float32)
+    moved = frame + rng.uniform(0, tilt, (4, 2)).astype(np.float32) * inward * np.array(
+        [width, height], np.float32
+    )
     view = cv2.getPerspectiveTransform(frame, moved)
     photo = cv2.warpPerspective(photo, view, (width, height), borderMode=cv2.BORDER_REFLECT)
     placed = [Placed(p.label, cv2.perspectiveTransform(p.corners[None], view)[0]) for p in placed]
@@ -113,8 +141,9 @@ class TemplateReader:
         grey -= grey.mean()
         return grey / (np.linalg.norm(grey) + 1e-6)
 
-    def detect_indices(self, frame_bgr: np.ndarray, *, conf: float | None = None
-                       ) -> tuple[np.ndarray, np.ndarray]:
+    def detect_indices(
+        self, frame_bgr: np.ndarray, *, conf: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros((0, 4), np.float32), np.zeros((0,), np.float32)
 
     def crop(self, frame_bgr: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:

@@ -79,7 +79,12 @@ def deal_with_revoke(seed: int, *, dealer: int = 0) -> tuple[dict, dict]:
         following = [c for c in hand if led is not None and c.suit is led]
         if led is not None and expected is None and following and offsuit and rng.random() < 0.3:
             card = rng.choice(offsuit)
-            expected = {"seat": seat, "trick": deal.trick_number, "card": str(card), "led": led.value}
+            expected = {
+                "seat": seat,
+                "trick": deal.trick_number,
+                "card": str(card),
+                "led": led.value,
+            }
         else:
             card = rng.choice(deal.legal_plays(hand))
         hand.remove(card)

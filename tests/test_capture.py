@@ -23,7 +23,9 @@ def test_missing_file_is_a_one_line_error():
 
 
 def test_missing_camera_is_a_one_line_error():
-    with pytest.raises(SourceError, match="cannot open camera 9: check that the camera is plugged in"):
+    with pytest.raises(
+        SourceError, match="cannot open camera 9: check that the camera is plugged in"
+    ):
         open_capture("9")
 
 
@@ -85,7 +87,11 @@ def test_a_dropped_camera_is_reopened_with_backoff_and_frames_keep_counting():
         now[0] += seconds
 
     capture = ResilientCapture(
-        "0", opener=opener, on_status=lambda s, d: statuses.append(s), sleep=sleep, clock=lambda: now[0],
+        "0",
+        opener=opener,
+        on_status=lambda s, d: statuses.append(s),
+        sleep=sleep,
+        clock=lambda: now[0],
         stall_reads=2,
     )
     seen = []

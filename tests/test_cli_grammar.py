@@ -58,9 +58,11 @@ def test_no_source_or_two_is_one_line(args: list[str], capsys: pytest.CaptureFix
 def test_rules_take_a_preset_pairs_or_both_in_track(
     stream: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for text, rules in (("brazil", Rules.preset("brazil")),
-                        ("tie=carry,target=7", Rules.from_json({"tie": "carry", "target": 7})),
-                        ("brazil,target=7", Rules.preset("brazil").with_changes(target=7))):
+    for text, rules in (
+        ("brazil", Rules.preset("brazil")),
+        ("tie=carry,target=7", Rules.from_json({"tie": "carry", "target": 7})),
+        ("brazil,target=7", Rules.preset("brazil").with_changes(target=7)),
+    ):
         assert main(["track", "--source", str(stream), "--json", "--rules", text]) == 0
         assert json.loads(capsys.readouterr().out)["record"]["rules"] == rules.to_json(), text
 
@@ -77,8 +79,9 @@ def test_an_unknown_preset_is_one_line_naming_the_known_ones(
     assert main([*args, "--rules", "tornament"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
-    assert captured.err == (f"scorekeeper {command}: --rules 'tornament': unknown preset "
-                            f"'tornament': choose {KNOWN}\n")
+    assert captured.err == (
+        f"scorekeeper {command}: --rules 'tornament': unknown preset 'tornament': choose {KNOWN}\n"
+    )
     assert not (tmp_path / "t.db").exists()
 
 
@@ -90,7 +93,11 @@ def test_replay_scores_under_the_rules_given(capsys: pytest.CaptureFixture[str])
 
 def test_every_seat_option_offers_the_same_sides() -> None:
     sides = [side.value for side in Side]
-    offered = {name: action.choices for name, parser in subcommands().items()
-               for action in parser._actions if "--seat0" in action.option_strings}
+    offered = {
+        name: action.choices
+        for name, parser in subcommands().items()
+        for action in parser._actions
+        if "--seat0" in action.option_strings
+    }
     assert sorted(offered) == ["calibrate", "run", "simulate", "track"]
     assert all(list(choices or []) == sides for choices in offered.values())

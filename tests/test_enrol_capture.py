@@ -49,7 +49,7 @@ def deck_photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("photos")
     labels = [card.notation for card in DECK]
     for i in range(8):
-        photo, _ = table_photo(labels[5 * i: 5 * i + 5], pack=PACK, seed=i, kind="felt")
+        photo, _ = table_photo(labels[5 * i : 5 * i + 5], pack=PACK, seed=i, kind="felt")
         cv2.imwrite(str(folder / f"mesa-{i}.png"), photo)
     (folder / "notes.txt").write_text("not a photo")
     return folder
@@ -61,17 +61,28 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "home"
 
 
-def test_a_folder_of_photos_becomes_a_whole_deck(deck_photos: Path, reader: TemplateReader, home: Path) -> None:
+def test_a_folder_of_photos_becomes_a_whole_deck(
+    deck_photos: Path, reader: TemplateReader, home: Path
+) -> None:
     said: list[str] = []
-    folder = capture_deck(str(deck_photos), name="feltro", reader=reader, interactive=False,
-                          accept_guesses=True, page=False, log=said.append)
+    folder = capture_deck(
+        str(deck_photos),
+        name="feltro",
+        reader=reader,
+        interactive=False,
+        accept_guesses=True,
+        page=False,
+        log=said.append,
+    )
     assert folder == home / "decks" / "feltro" and is_face_pack(folder)
     assert len(os.listdir(folder)) == 40
     assert "40 of 40 cards" in said and said[-1].startswith("saved deck 'feltro'")
     assert any(line.startswith("mesa-0.png: 5 cards — 5/40 — faltam:") for line in said)
 
 
-def test_doubtful_cards_are_asked_about_in_the_terminal(deck_photos: Path, reader: TemplateReader, tmp_path: Path) -> None:
+def test_doubtful_cards_are_asked_about_in_the_terminal(
+    deck_photos: Path, reader: TemplateReader, tmp_path: Path
+) -> None:
     one = tmp_path / "one"
     one.mkdir()
     photo, _ = table_photo(["5S", "6S", "4S", "3S", "2S"], pack=PACK, seed=3, kind="felt")
@@ -84,26 +95,45 @@ def test_doubtful_cards_are_asked_about_in_the_terminal(deck_photos: Path, reade
         return "skip"
 
     with pytest.raises(EnrolError, match="lacks") as caught:
-        capture_deck(str(one), name="meio", reader=reader, interactive=True, accept_guesses=False,
-                     page=False, log=said.append, ask=ask)
+        capture_deck(
+            str(one),
+            name="meio",
+            reader=reader,
+            interactive=True,
+            accept_guesses=False,
+            page=False,
+            log=said.append,
+            ask=ask,
+        )
     asked_about = [line for line in said if line.startswith("[")]
     assert len(questions) == len(asked_about) >= 1
     assert all(".png" in line for line in asked_about), "each question says where to see the face"
     assert "\n" not in str(caught.value) and "5H" in str(caught.value)
 
 
-def test_without_anyone_to_ask_the_doubtful_cards_are_left_out(tmp_path: Path, reader: TemplateReader) -> None:
+def test_without_anyone_to_ask_the_doubtful_cards_are_left_out(
+    tmp_path: Path, reader: TemplateReader
+) -> None:
     photo, _ = table_photo(["5S", "6S", "4S", "3S", "2S"], pack=PACK, seed=3, kind="felt")
     path = tmp_path / "a.jpg"
     cv2.imwrite(str(path), photo)
     said: list[str] = []
     with pytest.raises(EnrolError):
-        capture_deck(str(path), name="x", reader=reader, interactive=False, accept_guesses=False,
-                     page=False, log=said.append)
+        capture_deck(
+            str(path),
+            name="x",
+            reader=reader,
+            interactive=False,
+            accept_guesses=False,
+            page=False,
+            log=said.append,
+        )
     assert any(line.startswith("left out") for line in said)
 
 
-def test_a_video_counts_each_card_once_however_many_frames_show_it(tmp_path: Path, reader: TemplateReader) -> None:
+def test_a_video_counts_each_card_once_however_many_frames_show_it(
+    tmp_path: Path, reader: TemplateReader
+) -> None:
     labels = ["AH", "7S", "KD", "2C", "QH"]
     photo, _ = table_photo(labels, pack=PACK, seed=0, kind="felt", size=(640, 480))
     table = render_table(640, 480, np.random.default_rng(9), kind="felt")
@@ -114,8 +144,16 @@ def test_a_video_counts_each_card_once_however_many_frames_show_it(tmp_path: Pat
     writer.release()
     said: list[str] = []
     with pytest.raises(EnrolError, match="lacks 35 of the 40"):
-        capture_deck(str(path), name="video", reader=reader, interactive=False, accept_guesses=True,
-                     page=False, log=said.append, sample_fps=5)
+        capture_deck(
+            str(path),
+            name="video",
+            reader=reader,
+            interactive=False,
+            accept_guesses=True,
+            page=False,
+            log=said.append,
+            sample_fps=5,
+        )
     assert "5 of 40 cards: missing" in " ".join(said) and "shown twice" not in " ".join(said)
 
 
@@ -123,31 +161,62 @@ def test_a_face_pack_folder_is_copied_without_reading_anything(tmp_path: Path, h
     source = tmp_path / "pack"
     source.mkdir()
     for card in DECK:
-        cv2.imwrite(str(source / f"{card.rank.value}{card.suit.value.lower()}.png"), PACK.face(card).image)
+        cv2.imwrite(
+            str(source / f"{card.rank.value}{card.suit.value.lower()}.png"), PACK.face(card).image
+        )
     said: list[str] = []
-    folder = capture_deck(str(source), name="pronto", reader=NoReader(), interactive=True,
-                          accept_guesses=False, page=False, log=said.append)
+    folder = capture_deck(
+        str(source),
+        name="pronto",
+        reader=NoReader(),
+        interactive=True,
+        accept_guesses=False,
+        page=False,
+        log=said.append,
+    )
     assert folder == home / "decks" / "pronto" and is_face_pack(folder)
     assert said == [f"{source} is already a face pack: copied as deck 'pronto' to {folder}"]
 
 
-@pytest.mark.skipif(not SHARED_DECK.is_dir(), reason="../shared/card-faces/photo_deck_mit is not here")
+@pytest.mark.skipif(
+    not SHARED_DECK.is_dir(), reason="../shared/card-faces/photo_deck_mit is not here"
+)
 def test_a_real_photographed_deck_is_a_face_pack_folder(home: Path) -> None:
-    folder = capture_deck(str(SHARED_DECK), name="mit", reader=NoReader(), interactive=False,
-                          accept_guesses=False, page=False, log=lambda _: None)
+    folder = capture_deck(
+        str(SHARED_DECK),
+        name="mit",
+        reader=NoReader(),
+        interactive=False,
+        accept_guesses=False,
+        page=False,
+        log=lambda _: None,
+    )
     assert is_face_pack(folder) and len(os.listdir(folder)) == 40
 
 
 def test_the_deck_name_is_checked_before_anything_is_opened() -> None:
     with pytest.raises(EnrolError, match="deck name"):
-        capture_deck("9", name="bad name", reader=NoReader(), interactive=False,
-                     accept_guesses=False, page=False)
+        capture_deck(
+            "9",
+            name="bad name",
+            reader=NoReader(),
+            interactive=False,
+            accept_guesses=False,
+            page=False,
+        )
 
 
 def test_a_missing_camera_is_one_line() -> None:
     with pytest.raises(SourceError, match="cannot open camera 9") as caught:
-        capture_deck("9", name="cam", reader=NoReader(), interactive=False, accept_guesses=False,
-                     page=False, log=lambda _: None)
+        capture_deck(
+            "9",
+            name="cam",
+            reader=NoReader(),
+            interactive=False,
+            accept_guesses=False,
+            page=False,
+            log=lambda _: None,
+        )
     assert "\n" not in str(caught.value)
 
 
@@ -160,15 +229,24 @@ def test_a_missing_camera_is_one_line() -> None:
         ("empty", "dir", "holds no photos"),
     ],
 )
-def test_unreadable_sources_are_one_line(tmp_path: Path, name: str, content: object, words: str) -> None:
+def test_unreadable_sources_are_one_line(
+    tmp_path: Path, name: str, content: object, words: str
+) -> None:
     path = tmp_path / name
     if content == "dir":
         path.mkdir()
     elif isinstance(content, bytes):
         path.write_bytes(content)
     with pytest.raises(SourceError, match=words) as caught:
-        capture_deck(str(path), name="x", reader=NoReader(), interactive=False, accept_guesses=False,
-                     page=False, log=lambda _: None)
+        capture_deck(
+            str(path),
+            name="x",
+            reader=NoReader(),
+            interactive=False,
+            accept_guesses=False,
+            page=False,
+            log=lambda _: None,
+        )
     assert "\n" not in str(caught.value)
 
 
@@ -181,31 +259,53 @@ def test_the_shipped_reader_runs_the_whole_flow_on_a_photo(tmp_path: Path) -> No
     cv2.imwrite(str(path), photo)
     said: list[str] = []
     with pytest.raises(EnrolError, match="of the 40 cards"):
-        capture_deck(str(path), name="real", reader=CardReader(threads=1), interactive=False,
-                     accept_guesses=True, page=False, log=said.append)
+        capture_deck(
+            str(path),
+            name="real",
+            reader=CardReader(threads=1),
+            interactive=False,
+            accept_guesses=True,
+            page=False,
+            log=said.append,
+        )
     assert said[0].startswith("mesa.jpg: 3 cards")
 
 
 def test_an_unfinished_deck_is_kept_and_the_next_run_asks_only_for_the_missing_cards(
-        tmp_path: Path, reader: TemplateReader, home: Path) -> None:
+    tmp_path: Path, reader: TemplateReader, home: Path
+) -> None:
     labels = [card.notation for card in DECK]
     first, second = tmp_path / "first", tmp_path / "second"
     first.mkdir()
     second.mkdir()
     for i in range(7):  # 35 cards today
-        photo, _ = table_photo(labels[5 * i: 5 * i + 5], pack=PACK, seed=i, kind="felt")
+        photo, _ = table_photo(labels[5 * i : 5 * i + 5], pack=PACK, seed=i, kind="felt")
         cv2.imwrite(str(first / f"mesa-{i}.png"), photo)
     with pytest.raises(EnrolError, match="35 found are kept: run the same command again") as caught:
-        capture_deck(str(first), name="aos-poucos", reader=reader, interactive=False, accept_guesses=True,
-                     page=False, log=lambda line: None)
+        capture_deck(
+            str(first),
+            name="aos-poucos",
+            reader=reader,
+            interactive=False,
+            accept_guesses=True,
+            page=False,
+            log=lambda line: None,
+        )
     assert " ".join(labels[35:]) in str(caught.value)
     assert not (home / "decks" / "aos-poucos").exists(), "no half deck is published"
 
     photo, _ = table_photo(labels[35:], pack=PACK, seed=7, kind="felt")  # the last five tomorrow
     cv2.imwrite(str(second / "mesa-7.png"), photo)
     said: list[str] = []
-    folder = capture_deck(str(second), name="aos-poucos", reader=reader, interactive=False,
-                          accept_guesses=True, page=False, log=said.append)
+    folder = capture_deck(
+        str(second),
+        name="aos-poucos",
+        reader=reader,
+        interactive=False,
+        accept_guesses=True,
+        page=False,
+        log=said.append,
+    )
     assert is_face_pack(folder) and len(os.listdir(folder)) == 40
     assert said[0].startswith("continuing deck 'aos-poucos': 35 cards kept")
     assert not (home / "decks" / ".partial" / "aos-poucos").exists()

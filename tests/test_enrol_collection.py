@@ -19,7 +19,11 @@ def reading(card: str, p: float = 0.9, *, agree: bool = True):
 
 
 def outline_at(x: float, y: float) -> Outline:
-    return Outline(np.array([(x - 50, y - 70), (x + 50, y - 70), (x + 50, y + 70), (x - 50, y + 70)], np.float32))
+    return Outline(
+        np.array(
+            [(x - 50, y - 70), (x + 50, y - 70), (x + 50, y + 70), (x - 50, y + 70)], np.float32
+        )
+    )
 
 
 def full(except_: tuple[str, ...] = ()) -> Collection:
@@ -79,7 +83,9 @@ def test_a_card_in_view_for_thirty_frames_is_one_sighting() -> None:
     for frame in range(30):
         # the same card, jiggling a little; a misread now and then
         card = "6C" if frame % 7 else "6S"
-        tracker.update(frame, [(outline_at(300 + frame % 3, 200), FACE, reading(card, 0.7), float(frame))])
+        tracker.update(
+            frame, [(outline_at(300 + frame % 3, 200), FACE, reading(card, 0.7), float(frame))]
+        )
     assert len(collection) == 0 and tracker.open_cards() == [Card.parse("6C")]
     tracker.update(40, [])  # taken away
     (sighting,) = collection.sightings
@@ -91,8 +97,13 @@ def test_a_card_shown_again_after_leaving_the_view_counts_twice() -> None:
     collection = Collection()
     tracker = ViewTracker(collection, max_gap=2)
     for frame in range(5):
-        tracker.update(frame, [(outline_at(300, 200), FACE, reading("AH"), 1.0),
-                               (outline_at(600, 200), FACE, reading("2D"), 1.0)])
+        tracker.update(
+            frame,
+            [
+                (outline_at(300, 200), FACE, reading("AH"), 1.0),
+                (outline_at(600, 200), FACE, reading("2D"), 1.0),
+            ],
+        )
     for frame in range(10, 15):
         tracker.update(frame, [(outline_at(450, 300), FACE, reading("AH"), 1.0)])
     tracker.finish()

@@ -19,7 +19,9 @@ def doubtful_collection(*cards: str) -> Collection:
     for card in cards:
         probs = np.full(40, 0.01)
         probs[Card.parse(card).index] = 0.3
-        collection.add(FACE, reading_from_probs(probs), origin=f"mesa.jpg card {len(collection) + 1}")
+        collection.add(
+            FACE, reading_from_probs(probs), origin=f"mesa.jpg card {len(collection) + 1}"
+        )
     collection.add(FACE, reading_from_probs(np.eye(40)[0] * 0.99 + 0.0001), origin="sure")
     return collection
 
@@ -45,7 +47,12 @@ def test_enter_accepts_a_card_fixes_skip_leaves_out() -> None:
     counts = confirm_in_terminal(collection, ask=ask, say=said.append)
     assert counts == {"accepted": 1, "renamed": 1, "skipped": 1}
     assert len(asked) == 3 and collection.doubtful() == []
-    assert [s.card for s in collection] == [Card.parse("7H"), Card.parse("QD"), None, Card.parse("AH")]
+    assert [s.card for s in collection] == [
+        Card.parse("7H"),
+        Card.parse("QD"),
+        None,
+        Card.parse("AH"),
+    ]
     assert said[0].startswith("[1/3] card 0 (mesa.jpg card 1): leio 7H")
 
 
@@ -65,7 +72,9 @@ def test_a_hint_where_to_see_the_face_is_shown() -> None:
     collection = doubtful_collection("2S")
     ask, _ = answers("")
     said: list[str] = []
-    confirm_in_terminal(collection, ask=ask, say=said.append, show=lambda s: f"/tmp/card-{s.id}.png")
+    confirm_in_terminal(
+        collection, ask=ask, say=said.append, show=lambda s: f"/tmp/card-{s.id}.png"
+    )
     assert "/tmp/card-0.png" in said[0]
 
 

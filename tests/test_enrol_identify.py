@@ -28,14 +28,18 @@ def probs(card: str | None, p: float = 0.9) -> np.ndarray:
 
 
 def test_two_corners_that_agree_make_a_sure_reading() -> None:
-    reading = combine_corners({"top-left": np.stack([probs("7H")]), "bottom-right": np.stack([probs("7H", 0.8)])})
+    reading = combine_corners(
+        {"top-left": np.stack([probs("7H")]), "bottom-right": np.stack([probs("7H", 0.8)])}
+    )
     assert reading.card == Card.parse("7H") and reading.corners_agree and not reading.doubtful
     assert reading.guesses[0][0] == Card.parse("7H") and len(reading.guesses) == 3
     assert reading.describe().startswith("7H ")
 
 
 def test_corners_that_disagree_make_it_doubtful_whatever_the_confidence() -> None:
-    reading = combine_corners({"top-left": np.stack([probs("7H", 0.99)]), "bottom-right": np.stack([probs("7D", 0.6)])})
+    reading = combine_corners(
+        {"top-left": np.stack([probs("7H", 0.99)]), "bottom-right": np.stack([probs("7D", 0.6)])}
+    )
     assert reading.card == Card.parse("7H") and not reading.corners_agree and reading.doubtful
     assert {c.notation for c, _ in reading.guesses[:2]} == {"7H", "7D"}
 
@@ -77,7 +81,9 @@ def test_a_flat_face_of_the_test_deck_is_named_by_its_corners() -> None:
     for card in ("AH", "7S", "QD", "2C"):
         face = pack.face(card).image
         assert read_face(reader, face).card == Card.parse(card)
-        assert read_face(reader, face[::-1, ::-1].copy()).card == Card.parse(card), "upside down too"
+        assert read_face(reader, face[::-1, ::-1].copy()).card == Card.parse(card), (
+            "upside down too"
+        )
 
 
 @pytest.mark.skipif(not (SHIPPED / "reader.json").is_file(), reason="shipped model missing")

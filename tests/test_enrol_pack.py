@@ -26,7 +26,9 @@ from tests.enrol_scenes import deck_pack
 from tests.images import read_image
 
 PACK = deck_pack()
-EXPECTED = [f"{r}{s}.png" for s in "hsdc" for r in ("A", "7", "K", "J", "Q", "6", "5", "4", "3", "2")]
+EXPECTED = [
+    f"{r}{s}.png" for s in "hsdc" for r in ("A", "7", "K", "J", "Q", "6", "5", "4", "3", "2")
+]
 
 
 @pytest.fixture(autouse=True)
@@ -39,7 +41,9 @@ def faces(*leave_out: str) -> dict[Card, np.ndarray]:
     return {card: PACK.face(card).image for card in DECK if card.notation not in leave_out}
 
 
-def test_the_data_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_data_folder_follows_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     assert decks_dir() == tmp_path / "home" / "decks"
     monkeypatch.delenv("SCOREKEEPER_HOME")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
@@ -55,7 +59,9 @@ def test_a_saved_pack_has_the_40_files_and_loads_as_a_face_pack(home: Path) -> N
     assert is_face_pack(folder)
     loaded = load_face_pack(folder)
     assert np.array_equal(loaded.face("QS").image, PACK.face("QS").image)
-    assert [p.name for p in (home / "decks").iterdir()] == ["cafe-central"], "no staging folder left"
+    assert [p.name for p in (home / "decks").iterdir()] == ["cafe-central"], (
+        "no staging folder left"
+    )
 
 
 @pytest.mark.parametrize("name", ["", "a b", "../up", "café", "-x", "x" * 49, "a/b"])

@@ -35,7 +35,9 @@ def enrol(tmp_path: Path) -> EnrolSession:
     collection.add(FACE, reading("7C", 0.3), origin="photo 9 card 1")  # doubtful: really 6C
     return EnrolSession(
         collection=collection,
-        save=lambda partial: save_face_pack(collection, "mesa", allow_partial=partial, root=tmp_path / "decks"),
+        save=lambda partial: save_face_pack(
+            collection, "mesa", allow_partial=partial, root=tmp_path / "decks"
+        ),
         name="mesa",
     )
 
@@ -62,7 +64,11 @@ def test_the_grid_shows_40_slots_and_the_doubtful_card(client: FlaskClient) -> N
 
 def test_a_thumbnail_is_a_jpeg_and_an_unknown_one_is_refused(client: FlaskClient) -> None:
     response = client.get("/enrol/face/3.jpg")
-    assert response.status_code == 200 and response.mimetype == "image/jpeg" and response.data[:2] == b"\xff\xd8"
+    assert (
+        response.status_code == 200
+        and response.mimetype == "image/jpeg"
+        and response.data[:2] == b"\xff\xd8"
+    )
     assert client.get("/enrol/face/99.jpg").status_code == 400
 
 
@@ -75,7 +81,12 @@ def test_the_state_lists_slots_doubtful_and_missing(client: FlaskClient) -> None
 def test_renaming_needs_the_pin(client: FlaskClient, enrol: EnrolSession) -> None:
     body = {"sighting": 37, "card": "6C"}
     assert client.post("/enrol/api/rename", json=body).status_code == 401
-    assert client.post("/enrol/api/rename", json=body, headers={"X-Scorekeeper-Pin": "0000"}).status_code == 401
+    assert (
+        client.post(
+            "/enrol/api/rename", json=body, headers={"X-Scorekeeper-Pin": "0000"}
+        ).status_code
+        == 401
+    )
     assert enrol.collection.sightings[37].card == Card.parse("7C")
     response = client.post("/enrol/api/rename", json=body, headers=AUTH)
     assert response.status_code == 200
@@ -84,7 +95,12 @@ def test_renaming_needs_the_pin(client: FlaskClient, enrol: EnrolSession) -> Non
 
 
 def test_skip_leaves_a_card_out(client: FlaskClient, enrol: EnrolSession) -> None:
-    assert client.post("/enrol/api/rename", json={"sighting": 37, "card": None}, headers=AUTH).status_code == 200
+    assert (
+        client.post(
+            "/enrol/api/rename", json={"sighting": 37, "card": None}, headers=AUTH
+        ).status_code
+        == 200
+    )
     assert enrol.collection.sightings[37].card is None
 
 
@@ -99,14 +115,20 @@ def test_skip_leaves_a_card_out(client: FlaskClient, enrol: EnrolSession) -> Non
         (json.dumps({"sighting": 99, "card": "6C"}), "no card number 99"),
     ],
 )
-def test_a_malformed_request_is_a_400_with_one_line(client: FlaskClient, body: str, words: str) -> None:
-    response = client.post("/enrol/api/rename", data=body, headers={**AUTH, "Content-Type": "application/json"})
+def test_a_malformed_request_is_a_400_with_one_line(
+    client: FlaskClient, body: str, words: str
+) -> None:
+    response = client.post(
+        "/enrol/api/rename", data=body, headers={**AUTH, "Content-Type": "application/json"}
+    )
     assert response.status_code == 400
     message = response.get_json()["error"]
     assert words in message and "\n" not in message
 
 
-def test_saving_an_incomplete_deck_is_refused_then_allowed_on_purpose(client: FlaskClient, enrol: EnrolSession, tmp_path: Path) -> None:
+def test_saving_an_incomplete_deck_is_refused_then_allowed_on_purpose(
+    client: FlaskClient, enrol: EnrolSession, tmp_path: Path
+) -> None:
     assert client.post("/enrol/api/save", json={}).status_code == 401
     refused = client.post("/enrol/api/save", json={}, headers=AUTH)
     assert refused.status_code == 400 and "2C" in refused.get_json()["error"]

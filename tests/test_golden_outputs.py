@@ -14,6 +14,7 @@ from tests.golden.outputs import golden, outputs
 
 GOLDEN = golden()
 
+
 @pytest.fixture(scope="module")
 def made() -> dict[str, str]:
     return outputs()

@@ -65,8 +65,10 @@ def import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
                 if node.level:
                     anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
                     base = f"{anchor}.{base}" if base else anchor
-                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
-                           for alias in node.names]
+                targets = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                    for alias in node.names
+                ]
             for target in targets:
                 found = owner(target) if target.split(".")[0] == PACKAGE.name else None
                 if found is not None and found != name:
@@ -94,7 +96,8 @@ def test_a_circle_is_found_and_named(tmp_path: Path) -> None:
     (root / "vision" / "__init__.py").write_text("")
     (root / "vision" / "reader.py").write_text(f"from {PACKAGE.name}.vision.registry import find\n")
     (root / "vision" / "registry.py").write_text(
-        f"def find():\n    from {PACKAGE.name}.vision import reader\n    return reader\n")
+        f"def find():\n    from {PACKAGE.name}.vision import reader\n    return reader\n"
+    )
     cycle = cycle_in(import_graph(module_files(root)))
     assert cycle is not None
     assert set(cycle) == {f"{PACKAGE.name}.vision.reader", f"{PACKAGE.name}.vision.registry"}

@@ -34,7 +34,9 @@ def winning_deal(first_seed: int = 1, dealer: int = 0) -> tuple[str, list[str]]:
     """A legal deal that is no 60-60 tie, so a match to 1 risco ends with it."""
     for seed in range(first_seed, first_seed + 50):
         turned, plays = legal_deal(seed, dealer=dealer)
-        if replay_record({"deals": [{"dealer": dealer, "trump": turned, "plays": plays}]})["winner"]:
+        if replay_record({"deals": [{"dealer": dealer, "trump": turned, "plays": plays}]})[
+            "winner"
+        ]:
             return turned, plays
     raise AssertionError("no winning deal in 50 seeds")
 
@@ -49,10 +51,22 @@ def won_match(store: Store) -> tuple[str, list[str]]:
 
 def seen(turned: str, plays: list[str], *, dealer: int, frame: int = 0) -> list[game.Event]:
     """What the tracker reports for a deal (seats do not matter to the recorder)."""
-    events: list[game.Event] = [game.DealStarted(frame=frame, deal=1, dealer=dealer, turned=Card.parse(turned), confidence=1.0)]
+    events: list[game.Event] = [
+        game.DealStarted(
+            frame=frame, deal=1, dealer=dealer, turned=Card.parse(turned), confidence=1.0
+        )
+    ]
     for i, card in enumerate(plays):
-        events.append(game.CardPlayed(frame=frame + i + 1, deal=1, trick=i // 4 + 1, seat=(dealer + 1 + i) % 4,
-                                      card=Card.parse(card), confidence=1.0))
+        events.append(
+            game.CardPlayed(
+                frame=frame + i + 1,
+                deal=1,
+                trick=i // 4 + 1,
+                seat=(dealer + 1 + i) % 4,
+                card=Card.parse(card),
+                confidence=1.0,
+            )
+        )
     return events
 
 
@@ -64,12 +78,18 @@ def test_the_next_trunfo_after_a_won_match_starts_the_next_match(store: Store) -
     store.append("mesa", SeatNamed(seat=1, name="Rui"))
     turned, plays = legal_deal(40, dealer=1)
     written = store.append("mesa", DealStarted(dealer=1, turned=turned), next_match=True)
-    assert [s.event.kind for s in written] == ["match_started", "deal_started"], "one write, match first"
+    assert [s.event.kind for s in written] == ["match_started", "deal_started"], (
+        "one write, match first"
+    )
     state = store.state("mesa")
-    assert state["match"] == 2 and state["score"] == {"nos": 0, "eles": 0} and state["winner"] is None
+    assert (
+        state["match"] == 2 and state["score"] == {"nos": 0, "eles": 0} and state["winner"] is None
+    )
     assert state["current"]["number"] == 1 and state["current"]["turned"] == turned
     assert state["history"][0]["winner"] in ("nos", "eles") and state["history"][0]["deals"] == 1
-    assert state["rules"]["target"] == 1 and state["names"][1] == "Rui", "rules and names stay with the table"
+    assert state["rules"]["target"] == 1 and state["names"][1] == "Rui", (
+        "rules and names stay with the table"
+    )
     store.append("mesa", CardPlayed(plays[0]), next_match=True)
     assert store.state("mesa")["match"] == 2, "only a deal opens a match"
 
@@ -96,29 +116,43 @@ def test_undo_goes_back_across_the_new_match_into_the_won_one(store: Store) -> N
     assert [s.event.kind for s in again] == ["match_started", "deal_started"]
 
 
-def test_nova_partida_in_the_middle_of_a_deal_carries_the_deal_into_the_new_match(store: Store) -> None:
+def test_nova_partida_in_the_middle_of_a_deal_carries_the_deal_into_the_new_match(
+    store: Store,
+) -> None:
     first_turned, first = legal_deal(44)
-    store.append("mesa", DealStarted(dealer=0, turned=first_turned), *(CardPlayed(c) for c in first))
+    store.append(
+        "mesa", DealStarted(dealer=0, turned=first_turned), *(CardPlayed(c) for c in first)
+    )
     turned, plays = legal_deal(45, dealer=1)
     store.append("mesa", DealStarted(dealer=1, turned=turned), *(CardPlayed(c) for c in plays[:6]))
     store.append("mesa", MatchStarted())
     state = store.state("mesa")
-    assert state["match"] == 2 and state["current"]["number"] == 1 and state["current"]["dealer"] == 1
+    assert (
+        state["match"] == 2 and state["current"]["number"] == 1 and state["current"]["dealer"] == 1
+    )
     first_alone = replay_record({"deals": [{"dealer": 0, "trump": first_turned, "plays": first}]})
-    assert state["history"][0]["score"] == first_alone["score"], "the old match scores its finished deal only"
-    store.append("mesa", *(CardPlayed(c) for c in plays[6:]))  # the camera goes on: nothing is refused
+    assert state["history"][0]["score"] == first_alone["score"], (
+        "the old match scores its finished deal only"
+    )
+    store.append(
+        "mesa", *(CardPlayed(c) for c in plays[6:])
+    )  # the camera goes on: nothing is refused
     alone = replay_record({"deals": [{"dealer": 1, "trump": turned, "plays": plays}]})
     assert store.state("mesa")["score"] == alone["score"]
     for _ in range(35):  # the 34 cards played since, then "Nova partida"
         store.undo("mesa")
     state = store.state("mesa")
-    assert state["match"] == 1 and [len(d["tricks"]) * 4 + len(d["table"]["cards"]) for d in state["deals"]] == [40, 6]
+    assert state["match"] == 1 and [
+        len(d["tricks"]) * 4 + len(d["table"]["cards"]) for d in state["deals"]
+    ] == [40, 6]
 
 
 def test_a_renuncia_decision_moves_with_its_deal(store: Store) -> None:
     turned, plays, revoke, _ = revoke_deal(seed=5, dealer=0)
     upto = 4 * revoke["proven_in_trick"]
-    store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(c) for c in plays[:upto]))
+    store.append(
+        "mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(c) for c in plays[:upto])
+    )
     store.append("mesa", RenunciaConfirmed(deal=1, trick=revoke["trick"], seat=revoke["seat"]))
     store.append("mesa", MatchStarted())
     assert store.state("mesa")["revokes"][0]["status"] == "confirmed"
@@ -130,8 +164,12 @@ def test_a_renuncia_decision_moves_with_its_deal(store: Store) -> None:
 def test_names_are_tidied_and_checked() -> None:
     assert SeatNamed(seat=2, name="  Maria   da  Luz ").name == "Maria da Luz"
     assert event_from_json("seat_named", {"seat": 0, "name": "Zé"}) == SeatNamed(seat=0, name="Zé")
-    for bad, words in (("A" * 25, "at most 24"), ("Ana\x07", "control character"), ("Ana\u202e", "control character"),
-                       (7, "not text")):
+    for bad, words in (
+        ("A" * 25, "at most 24"),
+        ("Ana\x07", "control character"),
+        ("Ana\u202e", "control character"),
+        (7, "not text"),
+    ):
         with pytest.raises(StoreError, match=words):
             SeatNamed(seat=0, name=bad)  # type: ignore[arg-type]
     with pytest.raises(StoreError, match="not a seat"):
@@ -185,21 +223,32 @@ def test_a_table_that_confirms_loses_no_card_of_the_deal_turned_meanwhile(store:
     assert not recorder.waiting_for_next_match and recorder.refused == []
 
 
-def test_the_terminal_names_seats_one_way_and_quotes_no_stale_score(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_terminal_names_seats_one_way_and_quotes_no_stale_score(
+    store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
     store.append("mesa", RulesChanged(rules={"target": 1}), SeatNamed(seat=1, name="Rui"))
     turned, plays = winning_deal()
     store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(c) for c in plays))
     state = store.table_state("mesa")
     assert state.current is not None
     ended = describe(game.DealEnded(frame=9, deal=1, points=state.current.points.to_json()), state)
-    assert ended is not None and "won by" in ended and "the next trunfo starts the next match" in ended
+    assert (
+        ended is not None and "won by" in ended and "the next trunfo starts the next match" in ended
+    )
     start = game.DealStarted(frame=10, deal=2, dealer=1, turned=Card.parse("AH"), confidence=1.0)
     line = describe(start, state, waiting=True, confirm_next_match=True)
-    assert line is not None and "Rui (Eles)" in line and "Nova partida" in line and "Match 1" not in line
+    assert (
+        line is not None
+        and "Rui (Eles)" in line
+        and "Nova partida" in line
+        and "Match 1" not in line
+    )
     gathered = game.TrickGathered(frame=20, deal=2, trick=1, winner=2, cards=(), points=11)
     assert describe(gathered, state, waiting=True) == "  vaza 1 to Jogador 3 (Nós), 11 points"
 
     show = printer(store, "mesa")
     store.append("mesa", DealStarted(dealer=1, turned="AH"), next_match=True)
     show(start, 0.0)
-    assert capsys.readouterr().out == "Match 2, deal 1: dealer Rui (Eles), trunfo AH · a new match\n"
+    assert (
+        capsys.readouterr().out == "Match 2, deal 1: dealer Rui (Eles), trunfo AH · a new match\n"
+    )

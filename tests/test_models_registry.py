@@ -35,11 +35,15 @@ def _enrolled(name: str, *, before=(0.6, 0.5), after=(0.9, 0.8)) -> Path:
     for item in SHIPPED.iterdir():
         if item.is_file():
             os.symlink(item, folder / item.name)
-    (folder / "enrol.json").write_text(json.dumps({
-        "deck": name,
-        "before": {"card_precision": before[0], "card_recall": before[1]},
-        "after": {"card_precision": after[0], "card_recall": after[1]},
-    }))
+    (folder / "enrol.json").write_text(
+        json.dumps(
+            {
+                "deck": name,
+                "before": {"card_precision": before[0], "card_recall": before[1]},
+                "after": {"card_precision": after[0], "card_recall": after[1]},
+            }
+        )
+    )
     return folder
 
 

@@ -16,10 +16,13 @@ def test_only_paths_finds_files_from_where_the_code_lies() -> None:
     """A module working out locations from its own ``__file__`` breaks when files move (and
     ``parents[N]`` counts land outside the checkout): paths.py is the one that may."""
     offenders = [
-        name for name, file in module_files().items()
+        name
+        for name, file in module_files().items()
         if name != "scorekeeper.paths"
-        and any(isinstance(node, ast.Name) and node.id == "__file__"
-                for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))))
+        and any(
+            isinstance(node, ast.Name) and node.id == "__file__"
+            for node in ast.walk(ast.parse(file.read_text(encoding="utf-8")))
+        )
     ]
     assert offenders == []
 

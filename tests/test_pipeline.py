@@ -69,7 +69,11 @@ class ClipCamera:
     def get(self, prop):
         import cv2
 
-        return {cv2.CAP_PROP_FPS: 10.0, cv2.CAP_PROP_FRAME_WIDTH: 1280, cv2.CAP_PROP_FRAME_HEIGHT: 720}.get(prop, 0.0)
+        return {
+            cv2.CAP_PROP_FPS: 10.0,
+            cv2.CAP_PROP_FRAME_WIDTH: 1280,
+            cv2.CAP_PROP_FRAME_HEIGHT: 720,
+        }.get(prop, 0.0)
 
     def release(self):
         pass
@@ -102,8 +106,14 @@ def run_with_camera(session, store, camera_factory, *, sleep=lambda s: None, clo
         return camera
 
     def capture(spec, on_status):
-        return ResilientCapture(spec, opener=opener, on_status=on_status, sleep=sleep,
-                                clock=clock or (lambda: 0.0), stall_reads=3)
+        return ResilientCapture(
+            spec,
+            opener=opener,
+            on_status=on_status,
+            sleep=sleep,
+            clock=clock or (lambda: 0.0),
+            stall_reads=3,
+        )
 
     with mock.patch.object(session_module, "ResilientCapture", capture):
         return session.run(store)
@@ -116,7 +126,8 @@ def test_the_demo_clip_ends_with_its_true_score(clip, tmp_path):
     run_with_camera(session, store, lambda: ClipCamera(len(frames)))
     result = replay_record(store.record("mesa"))
     assert store.record("mesa")["deals"] == [
-        {"dealer": d["dealer"], "trump": d["trump"], "plays": d["plays"]} for d in truth["record"]["deals"]
+        {"dealer": d["dealer"], "trump": d["trump"], "plays": d["plays"]}
+        for d in truth["record"]["deals"]
     ]
     assert result["score"] == truth["score"]
 
@@ -124,7 +135,9 @@ def test_the_demo_clip_ends_with_its_true_score(clip, tmp_path):
 def test_a_camera_dropped_mid_deal_and_back_loses_nothing(clip, tmp_path):
     truth, frames = clip
     # Unplugged for 1.5 s in the middle of the deal; the capture reopens it with backoff.
-    middle = next(e["frame"] for e in truth["events"] if e["type"] == "card_played" and e["trick"] == 5)
+    middle = next(
+        e["frame"] for e in truth["events"] if e["type"] == "card_played" and e["trick"] == 5
+    )
     plugged_back: list[ClipCamera] = []
 
     def camera():
@@ -151,7 +164,9 @@ def test_a_camera_dropped_mid_deal_and_back_loses_nothing(clip, tmp_path):
 
 def test_a_restart_mid_deal_continues_the_same_match(clip, tmp_path):
     truth, frames = clip
-    half = next(e["frame"] for e in truth["events"] if e["type"] == "card_played" and e["trick"] == 6)
+    half = next(
+        e["frame"] for e in truth["events"] if e["type"] == "card_played" and e["trick"] == 6
+    )
     session = session_for(clip, tmp_path)
     store = session.open_store()
     run_with_camera(session, store, lambda: ClipCamera(half))  # the process dies at frame `half`
@@ -177,21 +192,42 @@ def test_a_doubt_open_when_the_pipeline_stops_is_on_the_page_after_a_restart(cli
     # cards after it seem to come from the wrong side until the tracker places the missing one.
     faint = plays[7]["card"]
     first = next(i for i, f in enumerate(frames) if any(c.card.notation == faint for c in f.cards))
-    blurred = [FrameDetections(f.frame_index, tuple(c for c in f.cards if c.card.notation != faint or i == first),
-                               f.width, f.height) for i, f in enumerate(frames)]
+    blurred = [
+        FrameDetections(
+            f.frame_index,
+            tuple(c for c in f.cards if c.card.notation != faint or i == first),
+            f.width,
+            f.height,
+        )
+        for i, f in enumerate(frames)
+    ]
     session = session_for((truth, blurred), tmp_path)
     store = session.open_store()
     run_with_camera(session, store, lambda: ClipCamera(plays[10]["frame"] + 10))  # stops mid-deal
     doubts = store.state("mesa")["doubts"]
     assert doubts and doubts[0]["trick"] == 2 and doubts[0]["reason"] == "seat"
 
-    page = create_app({"TESTING": True, "DATABASE": str(tmp_path / "match.db"), "PIN": "1"}).test_client()
+    page = create_app(
+        {"TESTING": True, "DATABASE": str(tmp_path / "match.db"), "PIN": "1"}
+    ).test_client()
     assert page.get("/api/state").get_json()["doubts"] == doubts
 
 
 def test_a_source_that_fails_to_open_is_one_line_and_status_2(tmp_path, capsys):
-    status = main(["run", "--source", str(tmp_path / "missing.mp4"), "--db", str(tmp_path / "m.db"),
-                   "--port", "0", "--no-qr", "--host", "127.0.0.1"])
+    status = main(
+        [
+            "run",
+            "--source",
+            str(tmp_path / "missing.mp4"),
+            "--db",
+            str(tmp_path / "m.db"),
+            "--port",
+            "0",
+            "--no-qr",
+            "--host",
+            "127.0.0.1",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1
     assert "no such video file" in err
@@ -201,7 +237,9 @@ def test_a_corrupt_model_is_one_line_and_status_2(tmp_path, capsys):
     folder = tmp_path / "broken-model"
     folder.mkdir()
     (folder / "reader.json").write_text("{not json")
-    status = main(["demo", "--headless", "--fast", "--model", str(folder), "--db", str(tmp_path / "m.db")])
+    status = main(
+        ["demo", "--headless", "--fast", "--model", str(folder), "--db", str(tmp_path / "m.db")]
+    )
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "reader.json" in err
 

@@ -33,7 +33,12 @@ def test_json_output_matches_the_documented_shape(tmp_path, capsys):
     result = json.loads(out)
     deal = result["deals"][0]
     assert deal["trump"] == "H" and deal["complete"] is True
-    assert deal["tricks"][0] == {"leader": 0, "cards": ["AH", "AD", "AC", "2H"], "winner": 0, "points": 33}
+    assert deal["tricks"][0] == {
+        "leader": 0,
+        "cards": ["AH", "AD", "AC", "2H"],
+        "winner": 0,
+        "points": 33,
+    }
     assert result["score"] == {"nos": 4, "eles": 0} and result["winner"] == "nos"
 
 
@@ -55,8 +60,14 @@ GOOD = deal_with_nos_points(61)
 @pytest.mark.parametrize(
     "data, message",
     [
-        (record({"dealer": 0, "trump": "AH", "plays": ["2S", "8S"]}), "deal 1, play 2: unknown card '8S'"),
-        (record({"dealer": 0, "trump": "AH", "plays": ["2S", "2S"]}), "deal 1, play 2 (2S): 2S was already played in vaza 1"),
+        (
+            record({"dealer": 0, "trump": "AH", "plays": ["2S", "8S"]}),
+            "deal 1, play 2: unknown card '8S'",
+        ),
+        (
+            record({"dealer": 0, "trump": "AH", "plays": ["2S", "2S"]}),
+            "deal 1, play 2 (2S): 2S was already played in vaza 1",
+        ),
         (
             record({"dealer": 3, "trump": "AH", "plays": ["AH"]}),
             (
@@ -64,19 +75,27 @@ GOOD = deal_with_nos_points(61)
                 "which belongs to the dealer (Jogador 4 (Eles))"
             ),
         ),
-        (record(deal_json(3, "2H", CAPOTE_PLAYS), GOOD), "deal 2: the match was already won by Nós"),
-        ("{\"deals\": [", "not valid JSON (line 1"),
-        (record(GOOD, tie="sometimes"), "rule tie='sometimes' is unknown: choose 'nothing', 'carry'"),
+        (
+            record(deal_json(3, "2H", CAPOTE_PLAYS), GOOD),
+            "deal 2: the match was already won by Nós",
+        ),
+        ('{"deals": [', "not valid JSON (line 1"),
+        (
+            record(GOOD, tie="sometimes"),
+            "rule tie='sometimes' is unknown: choose 'nothing', 'carry'",
+        ),
         ({"rules": {"trumps": 1}, "deals": []}, "unknown rule 'trumps'"),
         (record({"dealer": 5, "trump": "AH", "plays": []}), "deal 1: dealer 5 is not a seat"),
-        (record({"dealer": 0, "plays": []}), "deal 1: the turned card \"trump\" is missing"),
+        (record({"dealer": 0, "plays": []}), 'deal 1: the turned card "trump" is missing'),
         (record(dict(GOOD, plays=GOOD["plays"][:5]), GOOD), "deal 2: deal 1 has only 5 plays"),
         (record(dict(GOOD, plays=GOOD["plays"] + ["AH"])), "at most 40"),
         ([1, 2], "must be a JSON object"),
     ],
 )
 def test_bad_input_exits_2_with_one_line_naming_the_problem(tmp_path, capsys, data, message):
-    status, out, err = run(capsys, write(tmp_path, data if isinstance(data, str) else json.dumps(data)))
+    status, out, err = run(
+        capsys, write(tmp_path, data if isinstance(data, str) else json.dumps(data))
+    )
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and message in err, err
 
@@ -99,10 +118,14 @@ def test_console_script_prints_no_traceback_on_bad_input(tmp_path):
     path = write(tmp_path, record({"dealer": 0, "trump": "10H", "plays": []}))
     proc = subprocess.run(
         [sys.executable, "-m", "scorekeeper", "replay", path, "--json"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().startswith("scorekeeper replay: deal 1, turned card: unknown card '10H'")
+    assert proc.stderr.strip().startswith(
+        "scorekeeper replay: deal 1, turned card: unknown card '10H'"
+    )
 
 
 @pytest.mark.parametrize(

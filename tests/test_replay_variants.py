@@ -24,9 +24,13 @@ def test_an_azores_record_replays_with_its_10s_and_cut_trunfo(capsys):
     status, out, err = replay(capsys, "azores", "--json")
     assert status == 0 and err == ""
     result = json.loads(out)
-    assert [deal["turned"][0] for deal in result["deals"]] == ["7", "9"], "cut from the rejected cards"
+    assert [deal["turned"][0] for deal in result["deals"]] == ["7", "9"], (
+        "cut from the rejected cards"
+    )
     assert all(deal["complete"] and sum(deal["points"].values()) == 120 for deal in result["deals"])
-    played = {card for deal in result["deals"] for trick in deal["tricks"] for card in trick["cards"]}
+    played = {
+        card for deal in result["deals"] for trick in deal["tricks"] for card in trick["cards"]
+    }
     assert {card[0] for card in played} == set("ATKJQ65432")
     status, _, err = replay(capsys, "azores", "--rules", "tournament")
     assert status == 2 and "unknown card 'TH'" in err and "the Azores deck plays the 10" in err
@@ -38,7 +42,11 @@ def test_a_melar_record_throws_in_a_deal_and_the_same_dealer_deals_again(capsys)
     hand is worth an extra game." """
     status, out, _ = replay(capsys, "brazil_melar", "--json")
     result = json.loads(out)
-    assert status == 0 and [deal["outcome"] for deal in result["deals"]] == ["tie", "thrown_in", "points"]
+    assert status == 0 and [deal["outcome"] for deal in result["deals"]] == [
+        "tie",
+        "thrown_in",
+        "points",
+    ]
     assert [deal["dealer"] for deal in result["deals"]] == [0, 1, 1]
     assert result["score"] == {"nos": 0, "eles": 3} and result["next_dealer"] == 2
     status, out, _ = replay(capsys, "brazil_melar")
@@ -68,8 +76,11 @@ def test_a_renuncia_claimed_only_at_the_end_of_the_deal(capsys):
 
 @pytest.mark.parametrize(
     "rules, message",
-    [("deck=madeira", "rule deck='madeira' is unknown"), ("melar=perhaps", "melar='perhaps' is a switch"),
-     ("azores,melar", "'melar' is not key=value")],
+    [
+        ("deck=madeira", "rule deck='madeira' is unknown"),
+        ("melar=perhaps", "melar='perhaps' is a switch"),
+        ("azores,melar", "'melar' is not key=value"),
+    ],
 )
 def test_bad_rules_exit_2_with_one_line(capsys, rules, message):
     status, out, err = replay(capsys, "azores", "--rules", rules)
@@ -83,7 +94,9 @@ def test_the_camera_refuses_the_azores_deck_it_cannot_read():
     from scorekeeper.rules import PRESETS
     from scorekeeper.tracking import TableGeometry, Tracker
 
-    with pytest.raises(RulesError, match="deck=azores: the card reader knows only the standard deck"):
+    with pytest.raises(
+        RulesError, match="deck=azores: the card reader knows only the standard deck"
+    ):
         Tracker(TableGeometry.default(1280, 720), PRESETS["azores"])
     assert Tracker(TableGeometry.default(1280, 720), PRESETS["brazil"]).rules.melar
 
@@ -92,4 +105,6 @@ def test_run_rules_reads_switches_as_true_or_false():
     from scorekeeper.commands.options import parse_rules
     from scorekeeper.rules import Rules
 
-    assert parse_rules("melar=true,jogo_abaixo=false,renuncia_riscos=2") == Rules(melar=True, renuncia_riscos=2)
+    assert parse_rules("melar=true,jogo_abaixo=false,renuncia_riscos=2") == Rules(
+        melar=True, renuncia_riscos=2
+    )

@@ -20,7 +20,13 @@ def test_rank_order_high_to_low():
 
 def test_class_order_is_suit_major_hearts_spades_diamonds_clubs():
     assert [str(card_from_index(i)) for i in (0, 1, 9, 10, 20, 30, 39)] == [
-        "AH", "7H", "2H", "AS", "AD", "AC", "2C"
+        "AH",
+        "7H",
+        "2H",
+        "AS",
+        "AD",
+        "AC",
+        "2C",
     ]
     assert all(card.index == i for i, card in enumerate(DECK))
 
@@ -36,7 +42,16 @@ def test_notation_round_trips(card):
     assert eval(repr(card)) == card
 
 
-@pytest.mark.parametrize("text, fragment", [("8H", "8, 9 and 10"), ("10S", "rank"), ("AX", "suit 'X'"), ("", "unknown card"), ("KHH", "unknown card")])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("8H", "8, 9 and 10"),
+        ("10S", "rank"),
+        ("AX", "suit 'X'"),
+        ("", "unknown card"),
+        ("KHH", "unknown card"),
+    ],
+)
 def test_bad_cards_name_the_problem(text, fragment):
     with pytest.raises(InvalidCardError, match=fragment):
         Card.parse(text)

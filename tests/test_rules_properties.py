@@ -66,7 +66,11 @@ def test_rules_variants_never_change_the_points(seed):
     turned, plays, _ = random_legal_deal(random.Random(seed), dealer=1)
     results = [
         replay_record({"rules": rules.to_json(), "deals": [deal_json(1, turned, plays)]})
-        for rules in (Rules(), Rules.preset("brazil"), Rules.preset("cafe").with_changes(first_lead=Rules().first_lead))
+        for rules in (
+            Rules(),
+            Rules.preset("brazil"),
+            Rules.preset("cafe").with_changes(first_lead=Rules().first_lead),
+        )
     ]
     assert len({str(r["deals"][0]["points"]) for r in results}) == 1
     assert Card.parse(str(turned)) == turned

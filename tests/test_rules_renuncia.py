@@ -19,7 +19,12 @@ def revokes(plays, dealer=3, turned="2C", **rules):
 def test_void_followed_by_a_later_card_of_that_suit_is_proven_with_evidence():
     [revoke] = revokes(VOID_THEN_PROVEN)
     assert {k: revoke[k] for k in ("seat", "trick", "card", "led", "proven_in_trick", "team")} == {
-        "seat": 1, "trick": 1, "card": "5H", "led": "S", "proven_in_trick": 3, "team": "eles"
+        "seat": 1,
+        "trick": 1,
+        "card": "5H",
+        "led": "S",
+        "proven_in_trick": 3,
+        "team": "eles",
     }
     assert "3S" in revoke["proof"] and "vaza 1" in revoke["proof"]
 
@@ -75,7 +80,10 @@ def test_only_the_first_proven_revoke_is_penalized():
     plays = "AS 5H KS QS  4D 6D 3H 7D  3D KD JD AD  2S 4S 5S 3S"
     result = replay_record(record(deal_json(3, "2C", plays)))
     deal = result["deals"][0]
-    assert [(r["seat"], r["trick"], r["proven_in_trick"]) for r in deal["revokes"]] == [(2, 2, 3), (1, 1, 4)]
+    assert [(r["seat"], r["trick"], r["proven_in_trick"]) for r in deal["revokes"]] == [
+        (2, 2, 3),
+        (1, 1, 4),
+    ]
     assert deal["riscos"] == {"nos": 0, "eles": 4}
 
 
@@ -91,7 +99,10 @@ def test_a_dismissed_renuncia_is_reported_but_not_penalized():
     result = replay_record(record(deal))
     [revoke] = result["deals"][0]["revokes"]
     assert revoke["dismissed"] is True
-    assert result["deals"][0]["riscos"] == {"nos": 0, "eles": 0} and result["score"] == {"nos": 0, "eles": 0}
+    assert result["deals"][0]["riscos"] == {"nos": 0, "eles": 0} and result["score"] == {
+        "nos": 0,
+        "eles": 0,
+    }
 
 
 def test_dismissing_the_first_proven_renuncia_lets_the_next_one_count():
@@ -104,10 +115,14 @@ def test_dismissed_survives_a_round_trip_through_the_record():
     from scorekeeper.rules import parse_record
 
     deal = deal_json(3, "2C", VOID_THEN_PROVEN) | {"dismissed": [{"trick": 1, "seat": 1}]}
-    assert parse_record(record(deal)).to_json()["deals"][0]["dismissed"] == [{"trick": 1, "seat": 1}]
+    assert parse_record(record(deal)).to_json()["deals"][0]["dismissed"] == [
+        {"trick": 1, "seat": 1}
+    ]
 
 
-@pytest.mark.parametrize("bad", [[{"trick": 11, "seat": 1}], [{"trick": 1}], {"trick": 1, "seat": 1}])
+@pytest.mark.parametrize(
+    "bad", [[{"trick": 11, "seat": 1}], [{"trick": 1}], {"trick": 1, "seat": 1}]
+)
 def test_a_malformed_dismissal_is_a_record_error(bad):
     from scorekeeper.errors import RecordError
 

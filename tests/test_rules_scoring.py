@@ -74,7 +74,9 @@ def test_tie_carry_makes_the_next_decided_deal_worth_one_more_per_tie():
     win = deal_with_nos_points(61)
     carried = replay_record(record(tie, tie | {"dealer": 0}, win, tie="carry"))
     assert [d["riscos"] for d in carried["deals"]] == [
-        {"nos": 0, "eles": 0}, {"nos": 0, "eles": 0}, {"nos": 3, "eles": 0}
+        {"nos": 0, "eles": 0},
+        {"nos": 0, "eles": 0},
+        {"nos": 3, "eles": 0},
     ]
     assert carried["deals"][2]["bonus"] == 2
     plain = replay_record(record(tie, tie, win))
@@ -106,5 +108,7 @@ def test_running_points_of_a_deal_in_progress():
     deal = replay_record(record(partial))["deals"][0]
     assert not deal["complete"] and len(deal["tricks"]) == 2
     assert deal["table"]["cards"] == full["plays"][8:10]
-    assert deal["points"]["nos"] + deal["points"]["eles"] == sum(t["points"] for t in deal["tricks"])
+    assert deal["points"]["nos"] + deal["points"]["eles"] == sum(
+        t["points"] for t in deal["tricks"]
+    )
     assert deal["riscos"] == {"nos": 0, "eles": 0}

@@ -68,14 +68,19 @@ def test_a_renuncia_penalty_must_be_a_positive_number_of_riscos(riscos):
 # -- seed 001: melar ----------------------------------------------------------------------------
 
 
-
 def test_melar_throws_the_deal_in_without_score_and_the_same_dealer_deals_again():
     """Seed 001: "if the first player (the one who cut the cards) has less than 10 points in hand
     before the first lead, he can "spoil" (melar) the deal. The cards are thrown in, there is no
     score, and the cards are shuffled, cut and dealt again by the same dealer." """
     spoiled = replay_record(record(thrown_in(0, "melar"), melar=True))
-    assert spoiled["deals"][0]["outcome"] == "thrown_in" and spoiled["deals"][0]["thrown_in"] == "melar"
-    assert spoiled["score"] == {"nos": 0, "eles": 0} and spoiled["deals"][0]["riscos"] == {"nos": 0, "eles": 0}
+    assert (
+        spoiled["deals"][0]["outcome"] == "thrown_in"
+        and spoiled["deals"][0]["thrown_in"] == "melar"
+    )
+    assert spoiled["score"] == {"nos": 0, "eles": 0} and spoiled["deals"][0]["riscos"] == {
+        "nos": 0,
+        "eles": 0,
+    }
     assert spoiled["next_dealer"] == 0, "dealt again by the same dealer"
     played = replay_record(record(deal_with_nos_points(91), melar=True))
     assert played["next_dealer"] == 1, "otherwise the deal passes on"
@@ -86,7 +91,9 @@ def test_melar_throws_the_deal_in_without_score_and_the_same_dealer_deals_again(
 def test_melar_is_called_before_the_first_lead():
     """Seed 001: "... has less than 10 points in hand before the first lead, he can "spoil" (melar)
     the deal." """
-    with pytest.raises(RecordError, match="deal 1, thrown in .melar.: melar is called before the first lead"):
+    with pytest.raises(
+        RecordError, match="deal 1, thrown in .melar.: melar is called before the first lead"
+    ):
         replay_record(record(thrown_in(0, "melar", "AS"), melar=True))
 
 
@@ -102,8 +109,10 @@ def test_a_deal_thrown_in_leaves_a_tie_waiting_for_the_next_deal_played():
     """Seed 001: "If there is a tie ... no one scores, but the next hand is worth an extra game",
     and a deal thrown in has "no score": the hand played after it is the next hand."""
     result = replay_record(
-        {"rules": PRESETS["brazil"].to_json(),
-         "deals": [deal_with_nos_points(60), thrown_in(1, "melar"), deal_with_nos_points(91)]}
+        {
+            "rules": PRESETS["brazil"].to_json(),
+            "deals": [deal_with_nos_points(60), thrown_in(1, "melar"), deal_with_nos_points(91)],
+        }
     )
     assert [deal["outcome"] for deal in result["deals"]] == ["tie", "thrown_in", "points"]
     assert result["score"] == {"nos": 3, "eles": 0}
@@ -129,13 +138,19 @@ def test_a_table_may_throw_in_any_unfinished_deal_by_hand_but_not_a_scored_one()
     assert midway["deals"][0]["outcome"] == "thrown_in" and midway["next_dealer"] == 1
     with pytest.raises(RecordError, match="the deal is complete and scored"):
         replay_record(record(dict(deal_with_nos_points(91), thrown_in="manual")))
-    with pytest.raises(RecordError, match="thrown_in 'misdeal' is not a reason: use 'melar', 'jogo_abaixo', 'manual'"):
+    with pytest.raises(
+        RecordError,
+        match="thrown_in 'misdeal' is not a reason: use 'melar', 'jogo_abaixo', 'manual'",
+    ):
         parse_record(record(thrown_in(0, "misdeal")))
 
 
 def test_no_card_is_played_in_a_deal_thrown_in():
     deal = Deal.start(dealer=0, turned=Card.parse("2C")).throw_in(ThrowInReason.MANUAL)
-    with pytest.raises(IllegalPlayError, match=r"thrown in \(manual\): the same dealer \(Jogador 1 \(Nós\)\) deals again"):
+    with pytest.raises(
+        IllegalPlayError,
+        match=r"thrown in \(manual\): the same dealer \(Jogador 1 \(Nós\)\) deals again",
+    ):
         deal.play(Card.parse("AS"))
     assert deal.to_play is None and not deal.is_complete
 
@@ -143,12 +158,13 @@ def test_no_card_is_played_in_a_deal_thrown_in():
 # -- seed 003: the renúncia claimed at once or at the end of the deal ------------------------------
 
 
-
 def test_a_renuncia_claimed_at_once_stops_the_deal_where_it_is_proven():
     """Seed 003: "Si elle est découverte, l'équipe adverse gagne la donne et marque 4 riscos ...
     Selon les règlements, on arrête le jeu aussitôt pour vérifier les plis, ou l'on n'accepte
     l'accusation qu'à la fin de la donne." """
-    result = replay_record(record(deal_json(3, "2C", VOID_THEN_PROVEN), deal_with_nos_points(91), target=10))
+    result = replay_record(
+        record(deal_json(3, "2C", VOID_THEN_PROVEN), deal_with_nos_points(91), target=10)
+    )
     first = result["deals"][0]
     assert first["complete"] is False and first["outcome"] == "renuncia"
     assert first["riscos"] == {"nos": 4, "eles": 0}
@@ -161,10 +177,15 @@ def test_a_renuncia_claimed_at_the_end_of_the_deal_waits_for_the_tenth_vaza():
     l'accusation qu'à la fin de la donne." """
     rules = {"renuncia_claim": "end_of_deal", "target": 10}
     waiting = replay_record(record(deal_json(3, "2C", VOID_THEN_PROVEN), **rules))
-    assert waiting["deals"][0]["outcome"] == "in_progress" and waiting["score"] == {"nos": 0, "eles": 0}
+    assert waiting["deals"][0]["outcome"] == "in_progress" and waiting["score"] == {
+        "nos": 0,
+        "eles": 0,
+    }
     assert len(waiting["deals"][0]["revokes"]) == 1, "the page still sees the renúncia"
     with pytest.raises(RecordError, match="deal 1 has only 9 plays"):
-        replay_record(record(deal_json(3, "2C", VOID_THEN_PROVEN), deal_with_nos_points(91), **rules))
+        replay_record(
+            record(deal_json(3, "2C", VOID_THEN_PROVEN), deal_with_nos_points(91), **rules)
+        )
     deal, revoke = deal_with_revoke(3)
     ended = replay_record(record(deal, **rules))
     offended = "eles" if revoke["seat"] % 2 == 0 else "nos"
@@ -194,14 +215,15 @@ def test_tournament_matches_to_seven_or_ten_riscos(target, capotes):
 # -- seed 001: the Azores deck ------------------------------------------------------------------
 
 
-
 def test_the_azores_deck_plays_the_10_as_manilha_and_rejects_the_9s_8s_and_7s():
     """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second
     highest card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining
     packet of 12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
     ranks = [card.rank.value for card in AZORES_DECK.cards[:10]]
     assert ranks == ["A", "T", "K", "J", "Q", "6", "5", "4", "3", "2"]
-    assert len(set(AZORES_DECK.cards)) == 40 and sum(card.points for card in AZORES_DECK.cards) == 120
+    assert (
+        len(set(AZORES_DECK.cards)) == 40 and sum(card.points for card in AZORES_DECK.cards) == 120
+    )
     assert sorted({card.rank.value for card in AZORES_DECK.cut_cards}) == ["7", "8", "9"]
     assert len(AZORES_DECK.cut_cards) == 12
     assert not set(AZORES_DECK.cards) & set(AZORES_DECK.cut_cards)
@@ -211,7 +233,9 @@ def test_the_azores_10_is_second_highest_and_worth_what_the_7_is_worth():
     """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second
     highest card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining
     packet of 12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
-    trick = Trick(leader=0, cards=tuple(Card.parse(c, deck=AZORES_DECK) for c in ["KS", "10S", "2S"]))
+    trick = Trick(
+        leader=0, cards=tuple(Card.parse(c, deck=AZORES_DECK) for c in ["KS", "10S", "2S"])
+    )
     assert trick.winner(Suit.PAUS) == 1, "the 10 beats the king"
     trick = trick.with_card(Card.parse("AS"))
     assert trick.winner(Suit.PAUS) == 3 and trick.points == 4 + 10 + 11, "the ace beats the 10"
@@ -249,13 +273,17 @@ def test_an_azores_match_cuts_the_trunfo_from_the_rejected_cards():
         ("9C", "9S", r"deal 1, play 1 \(9S\): 9S is not in the azores deck"),
     ],
 )
-def test_an_azores_match_refuses_the_rejected_cards_in_play_and_a_dealt_card_as_trunfo(turned, plays, message):
+def test_an_azores_match_refuses_the_rejected_cards_in_play_and_a_dealt_card_as_trunfo(
+    turned, plays, message
+):
     with pytest.raises(RecordError, match=message):
         replay_record(record(deal_json(3, turned, plays.split()), deck="azores"))
 
 
 def test_a_standard_match_refuses_a_10():
-    with pytest.raises(RecordError, match="deal 1, play 1: unknown card '10S': rank '10' .*the Azores deck plays"):
+    with pytest.raises(
+        RecordError, match="deal 1, play 1: unknown card '10S': rank '10' .*the Azores deck plays"
+    ):
         replay_record(record(deal_json(3, "2C", ["10S"])))
 
 
@@ -308,7 +336,9 @@ def test_the_northern_sheet_puts_dots_at_the_ends_of_the_arms_of_a_cross():
     assert sheet["style"] == "cruz" and (result.score.nos, result.score.eles) == (2, 3)
     assert [(dot["arm"], dot["deal"]) for dot in sheet["cruz"]["nos"]] == [("top", 1), ("right", 1)]
     assert [(dot["arm"], dot["deal"]) for dot in sheet["cruz"]["eles"]] == [
-        ("top", 2), ("right", 2), ("bottom", 3)
+        ("top", 2),
+        ("right", 2),
+        ("bottom", 3),
     ]
     assert sheet["pente"] is None
     assert PRESETS["norte"] == Rules(sheet=SheetStyle.CRUZ)
@@ -320,7 +350,10 @@ def test_a_match_won_four_to_none_is_a_pente_and_scores_the_same():
     capote = replay_match(record(deal_json(3, "2H", CAPOTE_PLAYS), sheet="cruz"))
     sheet = score_sheet(capote)
     assert sheet["pente"] == "nos" and [dot["arm"] for dot in sheet["cruz"]["nos"]] == [
-        "top", "right", "bottom", "left"
+        "top",
+        "right",
+        "bottom",
+        "left",
     ]
     assert capote.winner is Team.NOS, "only a name and a loop"
     assert capote.score.to_json() == {"nos": 4, "eles": 0}
@@ -350,7 +383,11 @@ def test_a_record_with_thrown_in_deals_and_azores_cards_round_trips():
     data = record(
         thrown_in(0, "melar", turned="9H"),
         deal_json(0, "7D", ["KS", "10S", "2S", "AS"]),
-        deck="azores", melar=True, renuncia_riscos=2, renuncia_claim="end_of_deal", sheet="cruz",
+        deck="azores",
+        melar=True,
+        renuncia_riscos=2,
+        renuncia_claim="end_of_deal",
+        sheet="cruz",
     )
     parsed = parse_record(data)
     again = parse_record(parsed.to_json())
@@ -361,7 +398,9 @@ def test_a_record_with_thrown_in_deals_and_azores_cards_round_trips():
 
 
 def test_unknown_variant_values_are_refused_with_the_choices():
-    with pytest.raises(RulesError, match="rule deck='madeira' is unknown: choose 'standard', 'azores'"):
+    with pytest.raises(
+        RulesError, match="rule deck='madeira' is unknown: choose 'standard', 'azores'"
+    ):
         Rules.from_json({"deck": "madeira"})
     with pytest.raises(RulesError, match="rule melar='yes' is a switch: use true or false"):
         Rules.from_json({"melar": "yes"})

@@ -40,17 +40,41 @@ def free_port() -> int:
 
 
 def scorekeeper(*args: str, home: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SCOREKEEPER_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "SCOREKEEPER_HOME": str(home),
+        "PYTHONUNBUFFERED": "1",
+    }
     env.pop("OPENCV_LOG_LEVEL", None)
-    return subprocess.Popen([sys.executable, "-m", "scorekeeper.cli", *args], cwd=ROOT, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "scorekeeper.cli", *args],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 @pytest.mark.slow
 def test_run_on_a_file_keeps_the_page_up_and_says_which_model_it_reads_with(tmp_path: Path) -> None:
     port = free_port()
-    process = scorekeeper("run", "--source", str(short_video(tmp_path / "clip.mp4")), "--db", str(tmp_path / "m.db"),
-                          "--pin", "1357", "--host", "127.0.0.1", "--port", str(port), "--no-qr", home=tmp_path)
+    process = scorekeeper(
+        "run",
+        "--source",
+        str(short_video(tmp_path / "clip.mp4")),
+        "--db",
+        str(tmp_path / "m.db"),
+        "--pin",
+        "1357",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--no-qr",
+        home=tmp_path,
+    )
     try:
         assert process.stdout is not None
         lines = []
@@ -77,15 +101,32 @@ def test_run_on_a_file_keeps_the_page_up_and_says_which_model_it_reads_with(tmp_
 
 
 def test_a_camera_that_is_not_there_is_our_line_alone(tmp_path: Path) -> None:
-    process = scorekeeper("run", "--source", "7", "--db", str(tmp_path / "m.db"), "--port", str(free_port()),
-                          "--host", "127.0.0.1", "--no-qr", home=tmp_path)
+    process = scorekeeper(
+        "run",
+        "--source",
+        "7",
+        "--db",
+        str(tmp_path / "m.db"),
+        "--port",
+        str(free_port()),
+        "--host",
+        "127.0.0.1",
+        "--no-qr",
+        home=tmp_path,
+    )
     _, err = process.communicate(timeout=60)
     assert process.returncode == 2
-    assert err.splitlines() == [("scorekeeper run: cannot open camera 7: check that the camera is plugged in "
-                                "and not used by another program")], "no [ WARN:0@…] lines from OpenCV"
+    assert err.splitlines() == [
+        (
+            "scorekeeper run: cannot open camera 7: check that the camera is plugged in "
+            "and not used by another program"
+        )
+    ], "no [ WARN:0@…] lines from OpenCV"
 
 
-def test_detect_names_the_model_a_background_enrolment_made_active(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_detect_names_the_model_a_background_enrolment_made_active(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from scorekeeper.vision.registry import set_active_model
 
     _enrolled("cafe-central")
@@ -98,6 +139,9 @@ def test_detect_names_the_model_a_background_enrolment_made_active(tmp_path: Pat
     captured = capsys.readouterr()
     assert json.loads(captured.out)[0]["cards"] == [], "stdout stays the JSON alone"
     assert captured.err.startswith("Card reader: cafe-central (")
-    assert "the active model, chosen on " in captured.err and "(adapted to deck cafe-central)" in captured.err
+    assert (
+        "the active model, chosen on " in captured.err
+        and "(adapted to deck cafe-central)" in captured.err
+    )
     assert main(["detect", str(image), "--model", "sueca-reader"]) == 0
     assert "sueca-reader" in capsys.readouterr().err.splitlines()[0]

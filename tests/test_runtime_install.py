@@ -20,13 +20,28 @@ from tests.test_track_cli import write_trick
 
 ROOT = Path(__file__).resolve().parents[1]
 
-EXTRAS_ONLY = ("torch", "torchvision", "ultralytics", "onnx", "onnxslim", "tqdm", "psycopg",
-               "psycopg_pool", "matplotlib")
+EXTRAS_ONLY = (
+    "torch",
+    "torchvision",
+    "ultralytics",
+    "onnx",
+    "onnxslim",
+    "tqdm",
+    "psycopg",
+    "psycopg_pool",
+    "matplotlib",
+)
 """Top-level packages the sim, train and tournament extras bring (matplotlib with ultralytics)."""
 
-SERVER_ONLY = ("scorekeeper.training", "scorekeeper.tournament.app", "scorekeeper.tournament.db",
-               "scorekeeper.tournament.live", "scorekeeper.tournament.cluster",
-               "scorekeeper.tournament.export", "scorekeeper.synth.dataset")
+SERVER_ONLY = (
+    "scorekeeper.training",
+    "scorekeeper.tournament.app",
+    "scorekeeper.tournament.db",
+    "scorekeeper.tournament.live",
+    "scorekeeper.tournament.cluster",
+    "scorekeeper.tournament.export",
+    "scorekeeper.synth.dataset",
+)
 """Modules only training, the tournament server or a data-set build import."""
 
 BLOCKER = f"""
@@ -42,8 +57,15 @@ sys.meta_path.insert(0, Absent())
 
 def run_without_extras(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SCOREKEEPER_HOME": str(tmp_path / "home")}
-    return subprocess.run([sys.executable, "-c", BLOCKER + code], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", BLOCKER + code],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+        check=False,
+    )
 
 
 def cli(*args: str) -> str:
@@ -56,8 +78,11 @@ def test_the_blocker_does_block(tmp_path: Path) -> None:
 
 
 def test_every_module_a_table_runs_imports(tmp_path: Path) -> None:
-    table_modules = sorted(name for name in module_files()
-                           if not name.endswith("__main__") and not name.startswith(SERVER_ONLY))
+    table_modules = sorted(
+        name
+        for name in module_files()
+        if not name.endswith("__main__") and not name.startswith(SERVER_ONLY)
+    )
     done = run_without_extras(
         "import importlib\n"
         f"for name in {table_modules!r}:\n"
@@ -65,7 +90,9 @@ def test_every_module_a_table_runs_imports(tmp_path: Path) -> None:
         "from scorekeeper.web import create_app\n"
         f"create_app({{'DATABASE': {str(tmp_path / 't.db')!r}}})\n"
         "from scorekeeper.vision.reader import CardReader\n"
-        "CardReader()\n", tmp_path)
+        "CardReader()\n",
+        tmp_path,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -92,8 +119,9 @@ def test_replay_track_and_detect_run(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("action", [["pair"], ["serve", "--pin", "1357"]])
 def test_the_tournament_server_names_the_extra_it_needs(action: list[str], tmp_path: Path) -> None:
-    done = run_without_extras(cli("tournament", *action, "--db", "postgresql://nobody@127.0.0.1/x"),
-                              tmp_path)
+    done = run_without_extras(
+        cli("tournament", *action, "--db", "postgresql://nobody@127.0.0.1/x"), tmp_path
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1
     assert "pip install 'scorekeeper[tournament]'" in done.stderr and "psycopg" in done.stderr

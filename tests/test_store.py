@@ -64,7 +64,9 @@ def revoke_deal(seed: int = 1, dealer: int = 0) -> tuple[str, list[str], dict[st
                 swapped = cards[:]
                 swapped[i], swapped[j] = swapped[j], swapped[i]
                 try:
-                    result = replay_record({"deals": [{"dealer": dealer, "trump": turned.notation, "plays": swapped}]})
+                    result = replay_record(
+                        {"deals": [{"dealer": dealer, "trump": turned.notation, "plays": swapped}]}
+                    )
                 except ScorekeeperError:
                     continue
                 revokes = result["deals"][0]["revokes"]
@@ -94,7 +96,10 @@ def test_a_deal_in_progress_replays_to_the_table_and_points(store: Store) -> Non
     assert deal["turned"] == turned and deal["dealer"] == 0
     assert len(deal["tricks"]) == 1 and deal["table"]["cards"] == plays[4:6]
     assert state["score"] == {"nos": 0, "eles": 0}
-    assert store.record("mesa") == {"rules": {}, "deals": [{"dealer": 0, "trump": turned, "plays": plays[:6]}]}
+    assert store.record("mesa") == {
+        "rules": {},
+        "deals": [{"dealer": 0, "trump": turned, "plays": plays[:6]}],
+    }
 
 
 def test_a_complete_deal_scores_riscos_like_the_engine(store: Store) -> None:
@@ -109,10 +114,17 @@ def test_a_complete_deal_scores_riscos_like_the_engine(store: Store) -> None:
 
 def test_every_event_round_trips_through_json() -> None:
     events: list[Event] = [
-        DealStarted(dealer=1, turned="ah"), CardPlayed("7s", frame=12), TrickGathered(frame=13),
-        CardCorrected(deal=1, play=2, card="kd"), DealCorrected(deal=1, dealer=2, turned="2c"),
-        Undone(seq=4), RenunciaConfirmed(deal=1, trick=3, seat=2), RenunciaDismissed(deal=1, trick=3, seat=2),
-        RulesChanged(rules={"tie": "carry"}), MatchStarted(), RecordReplaced(record={"deals": []}),
+        DealStarted(dealer=1, turned="ah"),
+        CardPlayed("7s", frame=12),
+        TrickGathered(frame=13),
+        CardCorrected(deal=1, play=2, card="kd"),
+        DealCorrected(deal=1, dealer=2, turned="2c"),
+        Undone(seq=4),
+        RenunciaConfirmed(deal=1, trick=3, seat=2),
+        RenunciaDismissed(deal=1, trick=3, seat=2),
+        RulesChanged(rules={"tie": "carry"}),
+        MatchStarted(),
+        RecordReplaced(record={"deals": []}),
     ]
     for event in events:
         kind, data = event_to_json(event)
@@ -129,7 +141,9 @@ def test_every_event_round_trips_through_json() -> None:
         ("undone", {"seq": 0}, "counted from 1"),
     ],
 )
-def test_malformed_events_are_refused_with_one_line(kind: str, data: dict[str, Any], message: str) -> None:
+def test_malformed_events_are_refused_with_one_line(
+    kind: str, data: dict[str, Any], message: str
+) -> None:
     with pytest.raises(ScorekeeperError, match=message) as info:
         event_from_json(kind, data)
     assert "\n" not in str(info.value)
@@ -143,7 +157,11 @@ def test_malformed_events_are_refused_with_one_line(kind: str, data: dict[str, A
     [
         ([CardPlayed("2S")], RecordError, "already played"),
         ([CardPlayed("2C")], RecordError, "2C"),
-        ([DealStarted(dealer=1, turned="AH")], RecordError, "only the last deal may be in progress"),
+        (
+            [DealStarted(dealer=1, turned="AH")],
+            RecordError,
+            "only the last deal may be in progress",
+        ),
         ([CardCorrected(deal=1, play=9, card="2S")], StoreError, "that deal has 2 plays"),
         ([CardCorrected(deal=2, play=1, card="2S")], StoreError, "deal 2 does not exist"),
         ([RulesChanged(rules={"tie": "sometimes"})], RecordError, "tie"),
@@ -225,9 +243,13 @@ def test_correcting_the_card_that_made_a_renuncia_clears_it(store: Store) -> Non
     assert [(r["trick"], r["seat"], r["status"]) for r in state["revokes"]] == [
         (revoke["trick"], revoke["seat"], "suspected")
     ]
-    moved = [number for number, (seen, real) in enumerate(zip(plays, legal), start=1) if seen != real]
+    moved = [
+        number for number, (seen, real) in enumerate(zip(plays, legal), start=1) if seen != real
+    ]
     assert len(moved) == 2
-    store.append("mesa", *(CardCorrected(deal=1, play=number, card=legal[number - 1]) for number in moved))
+    store.append(
+        "mesa", *(CardCorrected(deal=1, play=number, card=legal[number - 1]) for number in moved)
+    )
     assert store.state("mesa")["revokes"] == []
 
 
@@ -259,7 +281,9 @@ def test_a_dismissed_renuncia_no_longer_costs_four_riscos(store: Store) -> None:
     key = {"deal": 1, "trick": revoke["trick"], "seat": revoke["seat"]}
     store.append("mesa", RenunciaDismissed(**key))
     assert store.state("mesa")["current"]["outcome"] in {"points", "capote", "tie"}
-    assert store.record("mesa")["deals"][0]["dismissed"] == [{"trick": revoke["trick"], "seat": revoke["seat"]}]
+    assert store.record("mesa")["deals"][0]["dismissed"] == [
+        {"trick": revoke["trick"], "seat": revoke["seat"]}
+    ]
     store.append("mesa", RenunciaConfirmed(**key))
     assert store.state("mesa")["score"] == penalized
 
@@ -274,7 +298,10 @@ def test_the_dealer_and_turned_card_can_be_corrected(store: Store) -> None:
 def test_a_whole_record_replaces_the_match(store: Store) -> None:
     turned, plays = legal_deal(4)
     store.append("mesa", DealStarted(dealer=1, turned="AH"), CardPlayed("2S"))
-    record = {"rules": {"tie": "carry"}, "deals": [{"dealer": 2, "trump": turned, "plays": plays[:9]}]}
+    record = {
+        "rules": {"tie": "carry"},
+        "deals": [{"dealer": 2, "trump": turned, "plays": plays[:9]}],
+    }
     store.append("mesa", RecordReplaced(record=record))
     assert store.record("mesa")["deals"] == record["deals"]
     assert store.state("mesa")["rules"]["tie"] == "carry"
@@ -347,7 +374,9 @@ def test_files_that_are_not_ours_are_refused(tmp_path: Path) -> None:
         Store.open(newer)
 
 
-def test_the_default_file_is_in_the_users_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_file_is_in_the_users_data_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SCOREKEEPER_HOME", str(tmp_path / "home-of-scorekeeper"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert Store.open().path == tmp_path / "home-of-scorekeeper" / "scorekeeper.db"
@@ -359,7 +388,10 @@ def test_the_default_file_is_in_the_users_data_folder(tmp_path: Path, monkeypatc
     assert store.path.is_file()
     monkeypatch.delenv("XDG_DATA_HOME")
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    assert default_db_path() == tmp_path / "home" / ".local" / "share" / "scorekeeper" / "scorekeeper.db"
+    assert (
+        default_db_path()
+        == tmp_path / "home" / ".local" / "share" / "scorekeeper" / "scorekeeper.db"
+    )
 
 
 # -- kill and restart --------------------------------------------------------------------------
@@ -384,7 +416,10 @@ def test_a_kill_mid_deal_loses_nothing_that_was_acknowledged(tmp_path: Path) -> 
     path = tmp_path / "killed.db"
     child = subprocess.Popen(
         [sys.executable, "-c", _WRITER, str(path)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert child.stdin is not None and child.stdout is not None
@@ -403,7 +438,9 @@ def test_a_kill_mid_deal_loses_nothing_that_was_acknowledged(tmp_path: Path) -> 
     reopened = Store.open(path)
     kept = [stored.event for stored in reopened.events("mesa")]
     assert len(kept) >= acknowledged
-    assert kept == plan[: len(kept)], "the log is an exact prefix of what was written: no torn event"
+    assert kept == plan[: len(kept)], (
+        "the log is an exact prefix of what was written: no torn event"
+    )
     assert len(kept) < len(plan), "killed mid-deal"
     twin = Store.open(tmp_path / "twin.db")
     twin.append("mesa", *plan[: len(kept)])
@@ -412,5 +449,5 @@ def test_a_kill_mid_deal_loses_nothing_that_was_acknowledged(tmp_path: Path) -> 
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     # ...and the deal carries on where it stopped.
-    reopened.append("mesa", *plan[len(kept):])
+    reopened.append("mesa", *plan[len(kept) :])
     assert reopened.state("mesa")["current"]["complete"]

@@ -31,7 +31,9 @@ from scorekeeper.web import create_app
 from tests.test_store import legal_deal
 
 
-def raw_insert(path: Path, seq: int, kind: str, data: str, at: str = "2026-01-01T00:00:00+00:00") -> None:
+def raw_insert(
+    path: Path, seq: int, kind: str, data: str, at: str = "2026-01-01T00:00:00+00:00"
+) -> None:
     conn = sqlite3.connect(path)
     conn.execute("INSERT INTO events VALUES ('mesa', ?, ?, ?, ?)", (seq, kind, data, at))
     conn.commit()
@@ -49,7 +51,12 @@ BAD_ROWS = [
     ("card_played", "{not json", "2026-01-01T00:00:00+00:00", "not valid JSON"),
     ("card_played", '{"card": "2S"}', "yesterday", "bad time 'yesterday'"),
     ("card_flipped", '{"card": "2S"}', "2026-01-01T00:00:00+00:00", "unknown event kind"),
-    ("card_played", '{"card": "2S", "pad": "' + "x" * 50 + '"}', "2026-01-01T00:00:00+00:00", "no field 'pad'"),
+    (
+        "card_played",
+        '{"card": "2S", "pad": "' + "x" * 50 + '"}',
+        "2026-01-01T00:00:00+00:00",
+        "no field 'pad'",
+    ),
     ("card_played", '{"card": "\\ud800"}', "2026-01-01T00:00:00+00:00", "lone surrogate"),
 ]
 
@@ -67,7 +74,9 @@ def test_a_bad_row_is_set_aside_the_rest_is_served_and_the_table_goes_on(
     state = store.state("mesa")
     assert state["seq"] == 7 and len(state["repairs"]) == 1 and "event 7" in state["repairs"][0]
     assert "\n" not in state["repairs"][0]
-    assert [s.seq for s in store.events("mesa")] == [1, 2, 3, 4, 5, 6], "every other event is served"
+    assert [s.seq for s in store.events("mesa")] == [1, 2, 3, 4, 5, 6], (
+        "every other event is served"
+    )
     store.append("mesa", CardPlayed(cards[5]))  # and the table carries on after the bad row
     assert store.last_seq("mesa") == 8
     assert store.record("mesa")["deals"][0]["plays"] == cards[:6]
@@ -90,7 +99,9 @@ def test_the_page_says_the_table_was_repaired(tmp_path: Path) -> None:
     page = client.get("/").get_data(as_text=True)
     assert "camera repaired" in page and "event 7 of table" in page
     assert client.get("/api/state").get_json()["repairs"][0].startswith("event 7 of table 'mesa'")
-    clean = create_app({"TESTING": True, "DATABASE": str(tmp_path / "clean.db"), "PIN": "2468"}).test_client()
+    clean = create_app(
+        {"TESTING": True, "DATABASE": str(tmp_path / "clean.db"), "PIN": "2468"}
+    ).test_client()
     assert "camera repaired" not in clean.get("/").get_data(as_text=True)
 
 
@@ -104,9 +115,15 @@ def test_garbage_in_the_middle_of_the_file_opens_with_what_remains(tmp_path: Pat
             turned, plays, _ = random_legal_deal(rng, dealer=dealer)
             if store.state(table)["winner"]:
                 store.append(table, MatchStarted())
-            store.append(table, DealStarted(dealer=dealer, turned=turned.notation), *(CardPlayed(c.notation) for c in plays))
+            store.append(
+                table,
+                DealStarted(dealer=dealer, turned=turned.notation),
+                *(CardPlayed(c.notation) for c in plays),
+            )
             written += 41
-    original = {table: {s.seq: s.event for s in store.events(table)} for table in ("mesa", "mesa-2")}
+    original = {
+        table: {s.seq: s.event for s in store.events(table)} for table in ("mesa", "mesa-2")
+    }
     del store
     size = path.stat().st_size
     with path.open("r+b") as file:  # one page in the middle of the file turned to noise
@@ -172,7 +189,10 @@ def test_writes_cut_anywhere_fold_to_the_state_of_the_whole_log(seed: int, cuts:
                     add(TrickGathered())
                 if rng.random() < 0.08:  # take it back and play it again
                     add(Undone(seq=log[-1].seq))
-                    if isinstance(log[-2].event, CardPlayed) and log[-2].event.card == card.notation:
+                    if (
+                        isinstance(log[-2].event, CardPlayed)
+                        and log[-2].event.card == card.notation
+                    ):
                         add(CardPlayed(card.notation))
             if rng.random() < 0.3 and plays:
                 add(CardCorrected(deal=dealer + 1, play=1, card=plays[0].notation))
@@ -184,5 +204,9 @@ def test_writes_cut_anywhere_fold_to_the_state_of_the_whole_log(seed: int, cuts:
     for cut in sorted({c % (len(log) + 1) for c in cuts}) + [len(log)]:
         stepwise = stepwise.extend(log[start:cut])
         start = cut
-    assert [m.record for m in stepwise.matches] == [m.record for m in whole.matches] == reference_fold(log)
+    assert (
+        [m.record for m in stepwise.matches]
+        == [m.record for m in whole.matches]
+        == reference_fold(log)
+    )
     assert [s.seq for s in stepwise.in_effect] == [s.seq for s in in_effect(log)]

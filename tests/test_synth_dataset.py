@@ -20,7 +20,8 @@ TINY = ["--imgsz", "128", "--render-scale", "1.5", "--workers", "1", "--quiet"]
 def _digest(root: Path) -> dict[str, str]:
     return {
         str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*")) if p.is_file()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -53,8 +54,11 @@ def test_build_writes_yolo_layout_with_classes_in_deck_order(tmp_path: Path) -> 
 def test_single_class_variant_labels_every_index_as_class_zero(tmp_path: Path) -> None:
     assert _build(tmp_path / "one", "--single-class", "--seed", "4") == 0
     assert read_names(tmp_path / "one") == ["index"]
-    classes = {line.split()[0] for f in (tmp_path / "one" / "labels").rglob("*.txt")
-               for line in f.read_text().splitlines()}
+    classes = {
+        line.split()[0]
+        for f in (tmp_path / "one" / "labels").rglob("*.txt")
+        for line in f.read_text().splitlines()
+    }
     assert classes == {"0"}
 
 
@@ -69,14 +73,22 @@ def test_same_seed_same_files_other_seed_other_files(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_output_does_not_depend_on_the_number_of_workers(tmp_path: Path) -> None:
     for name, workers in (("one", 1), ("two", 2)):
-        options = BuildOptions(out=tmp_path / name, images=6, imgsz=96, render_scale=1.5, seed=3,
-                               crops=True, workers=workers)
+        options = BuildOptions(
+            out=tmp_path / name,
+            images=6,
+            imgsz=96,
+            render_scale=1.5,
+            seed=3,
+            crops=True,
+            workers=workers,
+        )
         build_dataset(options, progress=False)
     assert _digest(tmp_path / "one") == _digest(tmp_path / "two")
 
 
-def test_bad_faces_folder_is_one_line_and_exit_status_2(tmp_path: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_faces_folder_is_one_line_and_exit_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "deck").mkdir()
     (tmp_path / "deck" / "Ah.png").write_bytes(b"")
     assert _build(tmp_path / "ds", "--faces", str(tmp_path / "deck")) == 2
@@ -84,8 +96,9 @@ def test_bad_faces_folder_is_one_line_and_exit_status_2(tmp_path: Path,
     assert "\n" not in err and "lacks 39 of the 40 faces" in err and "7h.png" in err
 
 
-def test_refuses_to_mix_into_an_existing_data_set(tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_refuses_to_mix_into_an_existing_data_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _build(tmp_path / "ds") == 0
     assert _build(tmp_path / "ds") == 2
     assert "--overwrite" in capsys.readouterr().err
@@ -95,11 +108,17 @@ def test_refuses_to_mix_into_an_existing_data_set(tmp_path: Path,
 def test_contact_sheet_command_draws_a_picture(tmp_path: Path) -> None:
     assert _build(tmp_path / "ds", "--crops") == 0
     sheet = tmp_path / "sheet.png"
-    assert main(["dataset", "contact-sheet", str(tmp_path / "ds"), "--out", str(sheet),
-                 "--count", "4"]) == 0
+    assert (
+        main(
+            ["dataset", "contact-sheet", str(tmp_path / "ds"), "--out", str(sheet), "--count", "4"]
+        )
+        == 0
+    )
     assert cv2.imread(str(sheet)) is not None
-    assert main(["dataset", "contact-sheet", str(tmp_path / "ds"), "--out", str(sheet),
-                 "--crops"]) == 0
+    assert (
+        main(["dataset", "contact-sheet", str(tmp_path / "ds"), "--out", str(sheet), "--crops"])
+        == 0
+    )
 
 
 def test_faces_and_table_photos_from_folders_are_used(tmp_path: Path) -> None:
@@ -114,13 +133,25 @@ def test_faces_and_table_photos_from_folders_are_used(tmp_path: Path) -> None:
     pack = ProceduralPack(FaceStyle.random(np.random.default_rng(1)))
     for card in DECK:
         face = pack.face(card)
-        small = cv2.resize(np.dstack([face.image, face.mask]), (100, 140), interpolation=cv2.INTER_AREA)
+        small = cv2.resize(
+            np.dstack([face.image, face.mask]), (100, 140), interpolation=cv2.INTER_AREA
+        )
         cv2.imwrite(str(deck / f"{pack_file_name(card)}.png"), small)
     tables = tmp_path / "tables"
     tables.mkdir()
     cv2.imwrite(str(tables / "oak.jpg"), np.full((60, 80, 3), (30, 80, 140), np.uint8))
-    assert _build(tmp_path / "ds", "--faces", str(deck), "--procedural-share", "0",
-                  "--tables", str(tables)) == 0
+    assert (
+        _build(
+            tmp_path / "ds",
+            "--faces",
+            str(deck),
+            "--procedural-share",
+            "0",
+            "--tables",
+            str(tables),
+        )
+        == 0
+    )
     manifest = json.loads((tmp_path / "ds" / "manifest.json").read_text())
     assert manifest["faces"] == ["my_deck"]
     assert manifest["counts"]["boxes"] > 0

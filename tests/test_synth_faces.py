@@ -47,8 +47,8 @@ def test_index_box_is_tight_on_the_corner_ink() -> None:
         ink = _ink(face.image, style.paper) & (face.mask > 0)
         inside = ink[y1:y2, x1:x2]
         # Rank on top, pip below: ink in the top and bottom rows of the box, nothing just outside.
-        assert inside[: (y2 - y1) // 3].any() and inside[-(y2 - y1) // 3:].any()
-        ring = ink[max(0, y1 - 3): y2 + 3, max(0, x1 - 3): x2 + 3].sum() - inside.sum()
+        assert inside[: (y2 - y1) // 3].any() and inside[-(y2 - y1) // 3 :].any()
+        ring = ink[max(0, y1 - 3) : y2 + 3, max(0, x1 - 3) : x2 + 3].sum() - inside.sum()
         assert ring <= 0.02 * inside.sum()
         # The bottom-right index is the same print turned upside down.
         bx1, by1, bx2, by2 = face.index_boxes[1]
@@ -75,8 +75,11 @@ def _write_pack(folder: Path, style: FaceStyle, missing: tuple[str, ...] = ()) -
         stem = pack_file_name(card)
         if stem in missing:
             continue
-        rgba = cv2.resize(np.dstack([face.image, face.mask]), (face.size[0] // 2, face.size[1] // 2),
-                          interpolation=cv2.INTER_AREA)
+        rgba = cv2.resize(
+            np.dstack([face.image, face.mask]),
+            (face.size[0] // 2, face.size[1] // 2),
+            interpolation=cv2.INTER_AREA,
+        )
         cv2.imwrite(str(folder / f"{stem}.png"), rgba)
     return truth
 

@@ -21,7 +21,9 @@ def pack() -> ProceduralPack:
     return ProceduralPack(style)
 
 
-def _pose(angle: float, scale: float, centre: tuple[float, float], size: tuple[int, int]) -> np.ndarray:
+def _pose(
+    angle: float, scale: float, centre: tuple[float, float], size: tuple[int, int]
+) -> np.ndarray:
     """Face pixels to frame pixels: shrink, turn about the card centre, move."""
     c, s = np.cos(np.radians(angle)) * scale, np.sin(np.radians(angle)) * scale
     to_centre = np.array([[1, 0, -size[0] / 2], [0, 1, -size[1] / 2], [0, 0, 1]], float)
@@ -47,8 +49,9 @@ def _table() -> np.ndarray:
 
 
 @pytest.mark.parametrize("angle", [0.0, 30.0, 90.0, 200.0])
-def test_boxes_land_on_the_indices_of_a_card_with_a_known_pose(pack: ProceduralPack,
-                                                               angle: float) -> None:
+def test_boxes_land_on_the_indices_of_a_card_with_a_known_pose(
+    pack: ProceduralPack, angle: float
+) -> None:
     face = pack.face("7H")
     pose = _pose(angle, 0.6, (W / 2, H / 2), face.size)
     scene = render_cards(_table(), [CardPose(face, pose)])
@@ -78,32 +81,47 @@ def test_index_under_a_hand_gets_no_box_and_a_half_hidden_one_neither(pack: Proc
     pose = _pose(0, 0.6, (W / 2, H / 2), face.size)
     tl = _projected_box(pose, face.index_boxes[0])
     br = _projected_box(pose, face.index_boxes[1])
-    hand = np.array([[tl[0] - 20, tl[1] - 20], [tl[2] + 20, tl[1] - 20],
-                     [tl[2] + 20, tl[3] + 20], [tl[0] - 20, tl[3] + 20]])
+    hand = np.array(
+        [
+            [tl[0] - 20, tl[1] - 20],
+            [tl[2] + 20, tl[1] - 20],
+            [tl[2] + 20, tl[3] + 20],
+            [tl[0] - 20, tl[3] + 20],
+        ]
+    )
     # Cover only the rank half of the other index: the pip alone cannot be read.
     mid = (br[1] + br[3]) / 2
-    sleeve = np.array([[br[0] - 5, mid], [br[2] + 5, mid], [br[2] + 5, br[3] + 5],
-                       [br[0] - 5, br[3] + 5]])
+    sleeve = np.array(
+        [[br[0] - 5, mid], [br[2] + 5, mid], [br[2] + 5, br[3] + 5], [br[0] - 5, br[3] + 5]]
+    )
     scene = render_cards(_table(), [CardPose(face, pose)], occluders=[hand, sleeve])
     assert scene.labels == []
 
 
 def test_distractors_and_backs_are_not_labelled(pack: ProceduralPack) -> None:
-    cards = [CardPose(pack.face("9H"), _pose(0, 0.4, (150, 200), pack.face("9H").size),
-                      "distractor"),
-             CardPose(pack.back(), _pose(0, 0.4, (450, 200), pack.back().size), "back")]
+    cards = [
+        CardPose(pack.face("9H"), _pose(0, 0.4, (150, 200), pack.face("9H").size), "distractor"),
+        CardPose(pack.back(), _pose(0, 0.4, (450, 200), pack.back().size), "back"),
+    ]
     scene = render_cards(_table(), cards)
     assert scene.labels == []
     assert any(kind == "distractor" for kind, _ in scene.negatives)
 
 
 def test_random_scenes_label_each_card_at_most_twice_and_only_inside_the_frame(
-        pack: ProceduralPack) -> None:
+    pack: ProceduralPack,
+) -> None:
     distractors = ProceduralPack(FaceStyle.random(np.random.default_rng(2)))
     for seed in range(6):
-        scene = compose_scene(np.random.default_rng(seed), pack=pack, distractor_pack=distractors,
-                              width=320, height=180, output_scale=1.0,
-                              config=replace(SceneConfig(), index_px=(8.0, 30.0)))
+        scene = compose_scene(
+            np.random.default_rng(seed),
+            pack=pack,
+            distractor_pack=distractors,
+            width=320,
+            height=180,
+            output_scale=1.0,
+            config=replace(SceneConfig(), index_px=(8.0, 30.0)),
+        )
         assert scene.image.shape == (180, 320, 3)
         counts: dict[int, int] = {}
         for label in scene.labels:
@@ -114,8 +132,7 @@ def test_random_scenes_label_each_card_at_most_twice_and_only_inside_the_frame(
 
 
 def test_camera_centre_index_height_matches_the_request() -> None:
-    cam = Camera.for_index_height(width=1280, height=720, hfov=70, tilt=0, index_mm=20,
-                                  index_px=40)
+    cam = Camera.for_index_height(width=1280, height=720, hfov=70, tilt=0, index_mm=20, index_px=40)
     top, bottom = apply_homography(cam.homography(), np.array([[0, -10], [0, 10]], float))
     assert abs(abs(bottom[1] - top[1]) - 40) < 0.5
     assert np.allclose(apply_homography(cam.homography(), np.array([[0.0, 0.0]])), [[640, 360]])
@@ -126,8 +143,9 @@ def test_boxes_follow_the_perspective_of_a_tilted_camera(pack: ProceduralPack) -
 
     cam = Camera.for_index_height(width=W, height=H, hfov=70, tilt=40, index_mm=15, index_px=40)
     face = pack.face("5S")
-    pose = cam.homography() @ card_to_table(face.size[0], face.size[1], card_mm=88, angle=25,
-                                            centre=(0.0, 0.0))
+    pose = cam.homography() @ card_to_table(
+        face.size[0], face.size[1], card_mm=88, angle=25, centre=(0.0, 0.0)
+    )
     scene = render_cards(_table(), [CardPose(face, pose)])
     expected = [_projected_box(pose, b) for b in face.index_boxes]
     assert len(scene.labels) == 2

@@ -33,21 +33,29 @@ def test_sides_are_judged_from_the_play_area_not_the_image() -> None:
 
 
 def test_reads_the_simulators_table_json() -> None:
-    g = TableGeometry.from_json({
-        "width": 1280, "height": 720, "direction": "clockwise",
-        "seat_sides": ["left", "top", "right", "bottom"],
-        "play_area": [500.0, 220.0, 780.0, 500.0], "card_height_px": 140.0,
-    })
+    g = TableGeometry.from_json(
+        {
+            "width": 1280,
+            "height": 720,
+            "direction": "clockwise",
+            "seat_sides": ["left", "top", "right", "bottom"],
+            "play_area": [500.0, 220.0, 780.0, 500.0],
+            "card_height_px": 140.0,
+        }
+    )
     assert (g.seat0, g.clockwise, g.play_area) == (Side.LEFT, True, (500.0, 220.0, 780.0, 500.0))
     assert TableGeometry.from_json(g.to_json()) == g
 
 
-@pytest.mark.parametrize("data", [
-    {"width": 1280},
-    {"width": 1280, "height": 720, "play_area": [1, 2, 3]},
-    {"width": 1280, "height": 720, "seat_sides": ["bottom", "top", "right", "left"]},
-    {"width": 1280, "height": 720, "play_area": [700, 200, 600, 300]},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"width": 1280},
+        {"width": 1280, "height": 720, "play_area": [1, 2, 3]},
+        {"width": 1280, "height": 720, "seat_sides": ["bottom", "top", "right", "left"]},
+        {"width": 1280, "height": 720, "play_area": [700, 200, 600, 300]},
+    ],
+)
 def test_bad_geometry_is_one_clear_error(data: dict[str, object]) -> None:
     with pytest.raises(ScorekeeperError, match="geometry"):
         TableGeometry.from_json(data)

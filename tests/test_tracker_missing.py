@@ -39,14 +39,17 @@ def before(start: Deal, plays: list[Card], count: int) -> Deal:
 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), hidden=st.integers(0, 39))
-def test_with_the_sides_seen_the_card_goes_back_exactly_where_it_was_played(seed: int, hidden: int) -> None:
+def test_with_the_sides_seen_the_card_goes_back_exactly_where_it_was_played(
+    seed: int, hidden: int
+) -> None:
     start, plays = whole_deal(seed)
     first = hidden - hidden % 4
     seats = seats_of(start, plays)
-    read = [p for p in plays[first:first + 4] if p != plays[hidden]]
+    read = [p for p in plays[first : first + 4] if p != plays[hidden]]
     sides = {card: seat for card, seat in seats.items() if card != plays[hidden]}
-    placed = place_missing_cards(before(start, plays, first), read + plays[first + 4:],
-                                 [Gap(0, 3)], [plays[hidden]], sides)
+    placed = place_missing_cards(
+        before(start, plays, first), read + plays[first + 4 :], [Gap(0, 3)], [plays[hidden]], sides
+    )
     assert placed is not None
     assert list(placed.cards) == plays[first:]
     assert placed.deal.is_complete and placed.deal.revokes == ()
@@ -55,12 +58,14 @@ def test_with_the_sides_seen_the_card_goes_back_exactly_where_it_was_played(seed
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), hidden=st.integers(0, 35))
 def test_without_sides_the_order_chosen_is_legal_and_revokes_no_more_than_the_truth(
-        seed: int, hidden: int) -> None:
+    seed: int, hidden: int
+) -> None:
     start, plays = whole_deal(seed)
     first = hidden - hidden % 4
-    read = [p for p in plays[first:first + 4] if p != plays[hidden]]
-    placed = place_missing_cards(before(start, plays, first), read + plays[first + 4:], [Gap(0, 3)],
-                                 [plays[hidden]])
+    read = [p for p in plays[first : first + 4] if p != plays[hidden]]
+    placed = place_missing_cards(
+        before(start, plays, first), read + plays[first + 4 :], [Gap(0, 3)], [plays[hidden]]
+    )
     assert placed is not None
     assert set(placed.cards) == set(plays[first:]) and len(placed.cards) == len(plays[first:])
     assert placed.deal.is_complete and placed.deal.revokes == ()
@@ -84,10 +89,15 @@ def test_more_than_two_cards_missing_is_too_many_to_place() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), first=st.integers(0, 8), second=st.integers(1, 9),
-       places=st.tuples(st.integers(0, 3), st.integers(0, 3)))
+@given(
+    seed=st.integers(0, 10_000),
+    first=st.integers(0, 8),
+    second=st.integers(1, 9),
+    places=st.tuples(st.integers(0, 3), st.integers(0, 3)),
+)
 def test_two_cards_never_read_in_two_vazas_leave_every_card_read_with_its_seat(
-        seed: int, first: int, second: int, places: tuple[int, int]) -> None:
+    seed: int, first: int, second: int, places: tuple[int, int]
+) -> None:
     start, plays = whole_deal(seed)
     vazas = sorted({first, min(first + second, 9)})
     hidden = [plays[4 * v + p] for v, p in zip(vazas, places, strict=False)]

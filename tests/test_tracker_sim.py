@@ -23,8 +23,11 @@ SEED = 31
 def tracker_for(truth: dict[str, object]) -> Tracker:
     record = truth["record"]
     assert isinstance(record, dict)
-    return Tracker(TableGeometry.from_json(truth["geometry"]), Rules.from_json(record["rules"]),
-                   fps=float(truth["fps"]))  # type: ignore[arg-type]
+    return Tracker(
+        TableGeometry.from_json(truth["geometry"]),
+        Rules.from_json(record["rules"]),
+        fps=float(truth["fps"]),
+    )  # type: ignore[arg-type]
 
 
 def test_a_whole_simulated_deal_is_rebuilt_exactly() -> None:
@@ -79,8 +82,21 @@ def test_two_deals_in_one_stream() -> None:
 
 def test_track_from_truth_on_the_shipped_demo_clip(capsys: pytest.CaptureFixture[str]) -> None:
     _, clip = demo_clip()
-    assert main(["track", "--source", str(clip), "--from-truth", "--noise", "--json",
-                 "--ground-truth", str(clip)]) == 0
+    assert (
+        main(
+            [
+                "track",
+                "--source",
+                str(clip),
+                "--from-truth",
+                "--noise",
+                "--json",
+                "--ground-truth",
+                str(clip),
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["ground_truth"]["tricks_right"] == out["ground_truth"]["tricks"] == 10
     assert out["record"]["deals"] == json.loads(Path(clip).read_text())["record"]["deals"]

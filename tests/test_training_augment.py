@@ -34,10 +34,14 @@ def test_a_webcam_view_keeps_the_crop_size_and_loses_the_fine_detail_of_a_sharp_
     crop = np.full((48, 48, 3), 235, np.uint8)
     cv2.putText(crop, "5", (12, 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (20, 20, 20), 2, cv2.LINE_AA)
     rng = np.random.default_rng(0)
-    sharpness = lambda image: float(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var())
+    sharpness = lambda image: float(
+        cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
+    )
     views = [webcam_view(crop, rng, margin=0.2) for _ in range(20)]
     assert all(v.shape == crop.shape and v.dtype == np.uint8 for v in views)
     assert np.median([sharpness(v) for v in views]) < 0.5 * sharpness(crop)
     # Still an index: dark ink where the rank was drawn.
     ink = crop[:, :, 0] < 100
-    assert np.median([v[:, :, 0][ink].mean() for v in views]) < np.median([v[:, :, 0][~ink].mean() for v in views])
+    assert np.median([v[:, :, 0][ink].mean() for v in views]) < np.median(
+        [v[:, :, 0][~ink].mean() for v in views]
+    )

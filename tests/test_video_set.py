@@ -53,7 +53,12 @@ def test_the_video_set_writes_frames_and_labels_of_the_deal(tmp_path: Path) -> N
 
     assert read_image(images[0]).shape == (720, 1280, 3)
     assert read_image(small[0]).shape == (360, 640, 3)
-    played = {card.notation for deal in simulate(9101).plans for trick in deal.tricks for card in trick.cards}
+    played = {
+        card.notation
+        for deal in simulate(9101).plans
+        for trick in deal.tricks
+        for card in trick.cards
+    }
     labelled = set()
     for label in (tmp_path / "frames" / "labels" / "train").glob("*.txt"):
         for row in label.read_text().split("\n"):
@@ -86,9 +91,12 @@ def test_hard_negatives_are_the_boxes_away_from_every_index(tmp_path: Path) -> N
     assert labels.tolist() == [NOT_A_CARD_CLASS]
 
 
-@pytest.mark.parametrize("seeds, message", [("7100-7101", "tracker benchmark"), ("abc", "FIRST-LAST")])
-def test_the_video_command_refuses_bad_seeds_in_one_line(tmp_path: Path, capsys, seeds: str,
-                                                         message: str) -> None:
+@pytest.mark.parametrize(
+    "seeds, message", [("7100-7101", "tracker benchmark"), ("abc", "FIRST-LAST")]
+)
+def test_the_video_command_refuses_bad_seeds_in_one_line(
+    tmp_path: Path, capsys, seeds: str, message: str
+) -> None:
     from scorekeeper.cli import main
 
     with pytest.raises(SystemExit) as stopped:
@@ -104,10 +112,16 @@ def test_the_recipe_adds_hard_negatives_only_with_a_detector_to_mine_with(tmp_pa
 
     build_video_set(VideoSetOptions(out=tmp_path / "video", seeds=(9102,), every=40))
     faces = (np.zeros((2, 96, 96, 3), np.uint8), np.array([0, 5]))
-    bare = Recipe(data=tmp_path, runs=tmp_path, model_dir=tmp_path / "none", video=tmp_path / "video")
+    bare = Recipe(
+        data=tmp_path, runs=tmp_path, model_dir=tmp_path / "none", video=tmp_path / "video"
+    )
     assert _with_negatives(faces, bare) is faces
-    shipped = Recipe(data=tmp_path, runs=tmp_path, model_dir=shipped_models_dir() / DEFAULT_MODEL,
-                     video=tmp_path / "video")
+    shipped = Recipe(
+        data=tmp_path,
+        runs=tmp_path,
+        model_dir=shipped_models_dir() / DEFAULT_MODEL,
+        video=tmp_path / "video",
+    )
     mined = _with_negatives(faces, shipped, log=lambda line: None)
     assert mined is not None
     crops, labels = mined
@@ -128,7 +142,10 @@ def test_the_detector_trains_on_a_sample_of_video_tiles_beside_the_scenes(tmp_pa
     yaml = write_mixed_yaml(scenes, tmp_path / "tiles", tmp_path / "mixed.yaml", extra=chosen)
     text = yaml.read_text()
     listing = tmp_path / "mixed.extra.txt"
-    assert f"  - {listing.resolve()}\n" in text and f"  - {(scenes / 'images' / 'train').resolve()}" in text
+    assert (
+        f"  - {listing.resolve()}\n" in text
+        and f"  - {(scenes / 'images' / 'train').resolve()}" in text
+    )
     assert listing.read_text().split() == [str(p.resolve()) for p in chosen]
     for image in chosen:  # ultralytics finds each tile's labels beside it
         assert (image.parent.parent / "labels" / (image.stem + ".txt")).is_file()

@@ -29,8 +29,15 @@ def _frames(count: int = 3) -> list[np.ndarray]:
     for seed in range(count):
         rng = np.random.default_rng(100 + seed)
         pack = ProceduralPack(FaceStyle.random(rng))
-        scene = compose_scene(rng, pack=pack, distractor_pack=pack, width=640, height=480,
-                              output_scale=1.0, config=SceneConfig(index_px=(20.0, 40.0)))
+        scene = compose_scene(
+            rng,
+            pack=pack,
+            distractor_pack=pack,
+            width=640,
+            height=480,
+            output_scale=1.0,
+            config=SceneConfig(index_px=(20.0, 40.0)),
+        )
         frames.append(scene.image)
     return frames
 
@@ -48,8 +55,9 @@ def test_onnx_detector_matches_ultralytics(tmp_path: Path) -> None:
     model = ultralytics.YOLO(str(CHECKPOINTS / "index-detector.pt"))
     for frame in _frames():
         boxes, scores = reader.detect_indices(frame, conf=0.05)
-        result = model.predict(frame, imgsz=640, conf=0.05, iou=reader.config.nms_iou, verbose=False,
-                               device="cpu")[0]
+        result = model.predict(
+            frame, imgsz=640, conf=0.05, iou=reader.config.nms_iou, verbose=False, device="cpu"
+        )[0]
         theirs = result.boxes.xyxy.cpu().numpy()
         their_scores = result.boxes.conf.cpu().numpy()
         strong = scores >= 0.1
@@ -72,9 +80,13 @@ def test_onnx_classifier_matches_torch() -> None:
     network.eval()
     reader = CardReader(MODEL)
     rng = np.random.default_rng(0)
-    crops = rng.integers(0, 255, (6, reader.config.crop_size, reader.config.crop_size, 3), dtype=np.uint8)
+    crops = rng.integers(
+        0, 255, (6, reader.config.crop_size, reader.config.crop_size, 3), dtype=np.uint8
+    )
     ours = reader.classify_crops(crops)
-    batch = torch.from_numpy(np.ascontiguousarray(crops[:, :, :, ::-1].transpose(0, 3, 1, 2)) / 255.0)
+    batch = torch.from_numpy(
+        np.ascontiguousarray(crops[:, :, :, ::-1].transpose(0, 3, 1, 2)) / 255.0
+    )
     with torch.no_grad():
         theirs = torch.softmax(network(batch.float()), dim=1).numpy()
     assert np.abs(ours - theirs).max() < 1e-4

@@ -15,7 +15,9 @@ from scorekeeper.vision.evaluate import LabelledImage, measure_card_stages, meas
 class _ScriptedReader:
     """Finds the boxes it is given; names a crop by the left edge of the box it was cut from."""
 
-    def __init__(self, found: list[tuple[float, float, float, float]], names: dict[float, tuple[int, float]]):
+    def __init__(
+        self, found: list[tuple[float, float, float, float]], names: dict[float, tuple[int, float]]
+    ):
         self.config = SimpleNamespace(card_prob=0.7)
         self._found = np.asarray(found, np.float32).reshape(-1, 4)
         self._names = names
@@ -39,9 +41,15 @@ def test_each_card_is_put_down_to_the_stage_that_lost_it(tmp_path: Path) -> None
     image = tmp_path / "table.jpg"
     cv2.imwrite(str(image), np.zeros((200, 400, 3), np.uint8))
     seven, ace, king = (Card.parse(c).index for c in ("7H", "AS", "KD"))
-    boxes = np.array([[10, 10, 30, 40], [100, 120, 120, 150],  # 7H: two corners
-                      [200, 10, 220, 40],                       # AS
-                      [300, 10, 320, 40]], np.float32)          # KD
+    boxes = np.array(
+        [
+            [10, 10, 30, 40],
+            [100, 120, 120, 150],  # 7H: two corners
+            [200, 10, 220, 40],  # AS
+            [300, 10, 320, 40],
+        ],
+        np.float32,
+    )  # KD
     labelled = LabelledImage(path=image, boxes=boxes, classes=np.array([seven, seven, ace, king]))
     reader = _ScriptedReader(
         # The detector finds 7H's first corner and the ace, misses the king.
@@ -75,8 +83,16 @@ def test_false_cards_are_sorted_by_what_the_reader_confused_them_with(tmp_path: 
     # The photo holds JD; the reader also reports 6D (rank slip), JS (suit slip) and 2C.
     reader = _FixedReader(["JD", "6D", "JS", "2C"])
 
-    figures = measure_cards(reader, [(plain, {"JD"}), (with_ten, {"JD"})],  # type: ignore[arg-type]
-                            non_sueca_images={with_ten})
+    figures = measure_cards(
+        reader,
+        [(plain, {"JD"}), (with_ten, {"JD"})],  # type: ignore[arg-type]
+        non_sueca_images={with_ten},
+    )
 
     assert (figures["tp"], figures["fp"]) == (2, 6)
-    assert figures["false_cards"] == {"rank_slip": 1, "suit_slip": 1, "with_non_sueca": 3, "other": 1}
+    assert figures["false_cards"] == {
+        "rank_slip": 1,
+        "suit_slip": 1,
+        "with_non_sueca": 3,
+        "other": 1,
+    }

@@ -34,7 +34,9 @@ def _probs(label: int, p: float = 0.9) -> np.ndarray:
     return probs
 
 
-def _reading(x: float, y: float, label: int, *, p: float = 0.9, score: float = 0.8, h: float = 30) -> IndexReading:
+def _reading(
+    x: float, y: float, label: int, *, p: float = 0.9, score: float = 0.8, h: float = 30
+) -> IndexReading:
     return IndexReading(box=(x, y, x + h * 0.6, y + h), score=score, probs=_probs(label, p))
 
 
@@ -68,7 +70,9 @@ def test_crop_beyond_the_frame_repeats_the_edge() -> None:
 
 def test_two_agreeing_corners_make_one_card_with_both_boxes() -> None:
     seven_hearts = Card.parse("7H").index
-    cards = combine_indices([_reading(100, 100, seven_hearts), _reading(180, 220, seven_hearts, p=0.8)])
+    cards = combine_indices(
+        [_reading(100, 100, seven_hearts), _reading(180, 220, seven_hearts, p=0.8)]
+    )
     assert len(cards) == 1
     (card,) = cards
     assert card.card == Card.parse("7H") and card.corners == 2
@@ -92,14 +96,21 @@ def test_a_card_read_twice_far_apart_is_reported_once() -> None:
 
 def test_different_cards_stay_apart_and_sort_by_confidence() -> None:
     cards = combine_indices(
-        [_reading(0, 0, Card.parse("2C").index, p=0.6), _reading(100, 0, Card.parse("QH").index, p=0.99)]
+        [
+            _reading(0, 0, Card.parse("2C").index, p=0.6),
+            _reading(100, 0, Card.parse("QH").index, p=0.99),
+        ]
     )
     assert [str(c.card) for c in cards] == ["QH", "2C"]
 
 
 def test_one_index_boxed_twice_and_named_two_ways_is_one_card() -> None:
-    outer = IndexReading(box=(100, 100, 120, 130), score=0.8, probs=_probs(Card.parse("JS").index, 0.9))
-    inner = IndexReading(box=(101, 101, 111, 115), score=0.6, probs=_probs(Card.parse("7S").index, 0.8))
+    outer = IndexReading(
+        box=(100, 100, 120, 130), score=0.8, probs=_probs(Card.parse("JS").index, 0.9)
+    )
+    inner = IndexReading(
+        box=(101, 101, 111, 115), score=0.6, probs=_probs(Card.parse("7S").index, 0.8)
+    )
     apart = _reading(400, 300, Card.parse("7S").index, score=0.5)
     cards = combine_indices([inner, outer, apart])
     assert [(str(c.card), c.box) for c in cards] == [("JS", outer.box), ("7S", apart.box)]
@@ -134,7 +145,9 @@ def test_missing_weights_name_the_file(tmp_path: Path) -> None:
 def test_corrupt_weights_name_the_file(tmp_path: Path) -> None:
     model = _copy_model(tmp_path)
     (model / "index-detector.onnx").write_bytes(b"not an onnx model at all" * 10)
-    with pytest.raises(ModelError, match=r"index-detector\.onnx is not a loadable ONNX model") as info:
+    with pytest.raises(
+        ModelError, match=r"index-detector\.onnx is not a loadable ONNX model"
+    ) as info:
         CardReader(model)
     assert "\n" not in str(info.value)
 
@@ -208,8 +221,12 @@ def test_a_second_index_read_as_a_card_already_taken_falls_back_to_its_runner_up
     five_spades, five_clubs = Card.parse("5S").index, Card.parse("5C").index
     clubs = np.zeros(len(CLASSIFIER_CLASSES), np.float32)
     clubs[five_spades], clubs[five_clubs] = 0.6, 0.35
-    cards = combine_indices([_reading(0, 0, five_spades, p=0.95),
-                             IndexReading(box=(2000, 0, 2018, 30), score=0.8, probs=clubs)])
+    cards = combine_indices(
+        [
+            _reading(0, 0, five_spades, p=0.95),
+            IndexReading(box=(2000, 0, 2018, 30), score=0.8, probs=clubs),
+        ]
+    )
     assert [(str(c.card), c.box[0]) for c in cards] == [("5S", 0), ("5C", 2000)]
     assert cards[1].confidence == pytest.approx(0.8 * 0.35)
     assert Card.parse("5S") in [c for c, _ in cards[1].alternatives]

@@ -23,15 +23,28 @@ def _scenes(count: int) -> list[tuple[np.ndarray, set[str]]]:
     from scorekeeper.synth.faces import FaceStyle, ProceduralPack
     from scorekeeper.synth.scene import SceneConfig, compose_scene
 
-    config = SceneConfig(index_px=(26.0, 36.0), tilt=(0.0, 15.0), face_up=(3, 6),
-                         distractor_probability=0.0, hand_probability=0.0, face_down_stacks=(0, 0),
-                         loose_backs=(0, 1))
+    config = SceneConfig(
+        index_px=(26.0, 36.0),
+        tilt=(0.0, 15.0),
+        face_up=(3, 6),
+        distractor_probability=0.0,
+        hand_probability=0.0,
+        face_down_stacks=(0, 0),
+        loose_backs=(0, 1),
+    )
     out = []
     for seed in range(count):
         rng = np.random.default_rng(2024 + seed)
         pack = ProceduralPack(FaceStyle.random(rng))
-        scene = compose_scene(rng, pack=pack, distractor_pack=pack, width=1280, height=720,
-                              output_scale=1.0, config=config)
+        scene = compose_scene(
+            rng,
+            pack=pack,
+            distractor_pack=pack,
+            width=1280,
+            height=720,
+            output_scale=1.0,
+            config=config,
+        )
         out.append((scene.image, {label.label for label in scene.labels}))
     return out
 

@@ -48,7 +48,9 @@ def _photo_set(root: Path, *, index_px: float, photos: int = 4) -> None:
     rows = []
     for i in range(photos):
         image = np.full((640, 640, 3), 200, np.uint8)
-        cv2.rectangle(image, (100, 100), (100 + int(index_px * 0.7), 100 + int(index_px)), (20, 20, 20), -1)
+        cv2.rectangle(
+            image, (100, 100), (100 + int(index_px * 0.7), 100 + int(index_px)), (20, 20, 20), -1
+        )
         cv2.imwrite(str(root / "images" / f"p{i}.jpg"), image)
         h = index_px / 640
         (root / "labels" / f"p{i}.txt").write_text(f"30 0.2 0.2 {h * 0.7:.5f} {h:.5f}\n")
@@ -56,7 +58,9 @@ def _photo_set(root: Path, *, index_px: float, photos: int = 4) -> None:
     (root / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
 
 
-def test_the_webcam_scale_view_shrinks_indices_to_webcam_size_and_keeps_the_labels_on_them(tmp_path: Path) -> None:
+def test_the_webcam_scale_view_shrinks_indices_to_webcam_size_and_keeps_the_labels_on_them(
+    tmp_path: Path,
+) -> None:
     source = tmp_path / "close-ups"
     _photo_set(source, index_px=110)
     view = write_webcam_scale_view(source, tmp_path / "view", seed=3)
@@ -66,14 +70,15 @@ def test_the_webcam_scale_view_shrinks_indices_to_webcam_size_and_keeps_the_labe
     for item in images:
         frame = read_image(item.path)
         assert frame.shape[:2] == (360, 640)
-        (x1, y1, x2, y2), = item.boxes
+        ((x1, y1, x2, y2),) = item.boxes
         assert INDEX_PX[0] - 1 <= y2 - y1 <= INDEX_PX[1] + 1
         # The label still lies on the dark index drawn in the photo.
-        inside = frame[int(y1) + 2:int(y2) - 2, int(x1) + 2:int(x2) - 2]
+        inside = frame[int(y1) + 2 : int(y2) - 2, int(x1) + 2 : int(x2) - 2]
         assert inside.mean() < 90
     again = write_webcam_scale_view(source, tmp_path / "again", seed=3)
-    assert [p.read_bytes() for p in sorted((view / "images").iterdir())] == \
-        [p.read_bytes() for p in sorted((again / "images").iterdir())]
+    assert [p.read_bytes() for p in sorted((view / "images").iterdir())] == [
+        p.read_bytes() for p in sorted((again / "images").iterdir())
+    ]
 
 
 class _ConstantClassifier:
@@ -97,12 +102,17 @@ def test_calibration_reports_how_often_a_confident_read_is_right(tmp_path: Path)
     cv2.imwrite(str(photo), np.zeros((100, 100, 3), np.uint8))
     seven, king = Card.parse("7H").index, Card.parse("KH").index
     # Four corners, the reader always says 7H at 0.95: right for one in four.
-    item = LabelledImage(path=photo, boxes=np.array([[0, 0, 10, 10]] * 4, np.float32),
-                         classes=np.array([seven, king, king, king]))
+    item = LabelledImage(
+        path=photo,
+        boxes=np.array([[0, 0, 10, 10]] * 4, np.float32),
+        classes=np.array([seven, king, king, king]),
+    )
     figures = measure_calibration(_ConstantClassifier(0.95), [item])  # type: ignore[arg-type]
 
     assert figures["crops"] == 4
-    assert figures["bins"] == [{"from": 0.9, "to": 1.0, "crops": 4, "confidence": 0.95, "right": 0.25}]
+    assert figures["bins"] == [
+        {"from": 0.9, "to": 1.0, "crops": 4, "confidence": 0.95, "right": 0.25}
+    ]
     assert abs(figures["ece"] - 0.7) < 1e-3
 
 
@@ -128,20 +138,37 @@ def test_thresholds_buy_recall_only_while_precision_holds() -> None:
 def test_the_model_card_shows_each_real_set_with_its_recall_by_suit(tmp_path: Path) -> None:
     from scorekeeper.training.modelcard import update_model_card
 
-    block = {"stage1": {"index_ap50": 0.4, "index_recall": 0.5, "index_precision": 0.3},
-             "stage2": {"top1": 0.64, "top3": 0.76},
-             "cards": {"card_precision": 0.92, "card_recall": 0.32,
-                       "suit_recall": {"H": 0.32, "S": 0.25, "D": 0.22, "C": 0.01}},
-             "calibration": {"ece": 0.09, "bins": [{"from": 0.9, "to": 1.0, "crops": 35, "confidence": 0.95, "right": 1.0}]}}
+    block = {
+        "stage1": {"index_ap50": 0.4, "index_recall": 0.5, "index_precision": 0.3},
+        "stage2": {"top1": 0.64, "top3": 0.76},
+        "cards": {
+            "card_precision": 0.92,
+            "card_recall": 0.32,
+            "suit_recall": {"H": 0.32, "S": 0.25, "D": 0.22, "C": 0.01},
+        },
+        "calibration": {
+            "ece": 0.09,
+            "bins": [{"from": 0.9, "to": 1.0, "crops": 35, "confidence": 0.95, "right": 1.0}],
+        },
+    }
     card = tmp_path / "README.md"
     card.write_text(
         "# Card reader models\n\nWritten by people.\n"
         "<!-- figures:start -->\nold\n<!-- figures:end -->\nMore.\n"
     )
-    update_model_card(card, {"realcards_webcam": {"640": block}, "realcards_dev_webcam_scale": {"640": block}})
+    update_model_card(
+        card, {"realcards_webcam": {"640": block}, "realcards_dev_webcam_scale": {"640": block}}
+    )
 
     text = card.read_text()
-    assert "| realcards-webcam | 640 |" in text and "| 0.92 | 0.32 | 0.32 / 0.25 / 0.22 / 0.01 |" in text
+    assert (
+        "| realcards-webcam | 640 |" in text
+        and "| 0.92 | 0.32 | 0.32 / 0.25 / 0.22 / 0.01 |" in text
+    )
     assert "| realcards-dev, webcam scale | 640 |" in text
     assert "| realcards-webcam | 0.09 |" in text and "1.0 (35)" in text
-    assert "old" not in text and text.startswith("# Card reader models\n\nWritten by people.") and text.endswith("More.\n")
+    assert (
+        "old" not in text
+        and text.startswith("# Card reader models\n\nWritten by people.")
+        and text.endswith("More.\n")
+    )

@@ -29,7 +29,13 @@ AUTH = {"X-Scorekeeper-Pin": PIN}
 @pytest.fixture
 def app(tmp_path: Path) -> Flask:
     return create_app(
-        {"TESTING": True, "DATABASE": str(tmp_path / "web.db"), "PIN": PIN, "HEARTBEAT": 0.05, "WATCH_INTERVAL": 0.02}
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "web.db"),
+            "PIN": PIN,
+            "HEARTBEAT": 0.05,
+            "WATCH_INTERVAL": 0.02,
+        }
     )
 
 
@@ -46,7 +52,9 @@ def state(client: FlaskClient, table: str = "") -> dict[str, Any]:
 
 
 def post(client: FlaskClient, path: str, body: Any = None, **kwargs: Any) -> Any:
-    return client.post(path, json=body if body is not None else {}, headers=kwargs.pop("headers", AUTH), **kwargs)
+    return client.post(
+        path, json=body if body is not None else {}, headers=kwargs.pop("headers", AUTH), **kwargs
+    )
 
 
 def started(client: FlaskClient, plays: int = 0, seed: int = 5) -> list[str]:
@@ -66,14 +74,19 @@ def test_the_page_shows_both_teams_and_the_score(client: FlaskClient) -> None:
     assert 'lang="pt"' in page and "Vazas da mão" in page
 
 
-@pytest.mark.parametrize(("lang", "words"), [("en", "Vazas of the deal"), ("fr", "Vazas de la donne"), ("xx", "Vazas da mão")])
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", "Vazas of the deal"), ("fr", "Vazas de la donne"), ("xx", "Vazas da mão")],
+)
 def test_the_page_speaks_three_languages(client: FlaskClient, lang: str, words: str) -> None:
     assert words in client.get(f"/?lang={lang}").get_data(as_text=True)
 
 
 def test_the_page_needs_nothing_from_outside(client: FlaskClient) -> None:
     page = client.get("/t/mesa-2").get_data(as_text=True)
-    assert not re.search(r"""(src|href)=["'](https?:)?//""", page), "every asset comes from this server"
+    assert not re.search(r"""(src|href)=["'](https?:)?//""", page), (
+        "every asset comes from this server"
+    )
     for name in ("app.js", "app.css", "i18n.json"):
         response = client.get(f"/static/{name}")
         assert response.status_code == 200
@@ -84,7 +97,9 @@ def test_the_page_needs_nothing_from_outside(client: FlaskClient) -> None:
 def test_the_page_embeds_the_state_safely(client: FlaskClient) -> None:
     started(client, plays=3)
     page = client.get("/").get_data(as_text=True)
-    embedded = page.split('<script id="initial-state" type="application/json">')[1].split("</script>")[0]
+    embedded = page.split('<script id="initial-state" type="application/json">')[1].split(
+        "</script>"
+    )[0]
     assert json.loads(embedded)["seq"] == 4
     assert "</script>" not in script_json({"proof": "</script><script>alert(1)</script>"})
 
@@ -99,7 +114,9 @@ def test_the_tables_overview_lists_each_table_with_its_score(client: FlaskClient
     assert post(client, "/t/mesa-2/api/deal", {"turned": "7S"}).status_code == 200
     started(client)
     page = client.get("/t/?lang=en").get_data(as_text=True)
-    assert "Tables" in page and 'href="/t/mesa-2?lang=en"' in page and 'href="/t/mesa?lang=en"' in page
+    assert (
+        "Tables" in page and 'href="/t/mesa-2?lang=en"' in page and 'href="/t/mesa?lang=en"' in page
+    )
 
 
 # -- reads -------------------------------------------------------------------------------------
@@ -152,18 +169,27 @@ def test_writes_without_the_right_pin_change_nothing(
 def test_guessing_the_pin_locks_out_the_guesser_only(client: FlaskClient) -> None:
     stranger = {"REMOTE_ADDR": "10.0.0.9"}
     for guess in range(5):
-        wrong = client.post("/api/undo", json={}, headers={"X-Scorekeeper-Pin": f"{guess:04d}"}, environ_base=stranger)
+        wrong = client.post(
+            "/api/undo",
+            json={},
+            headers={"X-Scorekeeper-Pin": f"{guess:04d}"},
+            environ_base=stranger,
+        )
         assert wrong.status_code == 401
     locked = client.post("/api/deal", json={"turned": "AH"}, headers=AUTH, environ_base=stranger)
     assert locked.status_code == 429 and "too many wrong PINs" in locked.get_json()["error"]
     assert int(locked.headers["Retry-After"]) > 0
-    assert post(client, "/api/deal", {"turned": "AH"}).status_code == 200, "the table's phone still writes"
+    assert post(client, "/api/deal", {"turned": "AH"}).status_code == 200, (
+        "the table's phone still writes"
+    )
     assert state(client)["seq"] == 1
 
 
 def test_no_pin_configured_means_no_writes(tmp_path: Path) -> None:
     client = create_app({"TESTING": True, "DATABASE": str(tmp_path / "x.db")}).test_client()
-    response = client.post("/api/deal", json={"turned": "AH"}, headers={"X-Scorekeeper-Pin": "None"})
+    response = client.post(
+        "/api/deal", json={"turned": "AH"}, headers={"X-Scorekeeper-Pin": "None"}
+    )
     assert response.status_code == 401 and "--pin" in response.get_json()["error"]
 
 
@@ -205,8 +231,18 @@ def test_renuncia_alert_confirmed_and_dismissed(client: FlaskClient) -> None:
     shown = state(client)["revokes"]
     assert len(shown) == 1 and shown[0]["status"] == "suspected" and shown[0]["proof"]
     key = {"trick": revoke["trick"], "seat": revoke["seat"]}
-    assert post(client, "/api/renuncia", {"decision": "dismiss", **key}).get_json()["revokes"][0]["status"] == "dismissed"
-    assert post(client, "/api/renuncia", {"decision": "confirm", **key}).get_json()["revokes"][0]["status"] == "confirmed"
+    assert (
+        post(client, "/api/renuncia", {"decision": "dismiss", **key}).get_json()["revokes"][0][
+            "status"
+        ]
+        == "dismissed"
+    )
+    assert (
+        post(client, "/api/renuncia", {"decision": "confirm", **key}).get_json()["revokes"][0][
+            "status"
+        ]
+        == "confirmed"
+    )
 
 
 def test_rules_and_a_new_match(client: FlaskClient) -> None:
@@ -216,7 +252,9 @@ def test_rules_and_a_new_match(client: FlaskClient) -> None:
     assert fresh["rules"]["target"] == 7 and fresh["rules"]["tie"] == "carry"
     # The deal being played moves into the new match: its cards are still on the table.
     assert fresh["match"] == 2 and fresh["current"]["number"] == 1
-    assert [c for t in fresh["current"]["tricks"] for c in t["cards"]] + fresh["current"]["table"]["cards"] == cards[:2]
+    assert [c for t in fresh["current"]["tricks"] for c in t["cards"]] + fresh["current"]["table"][
+        "cards"
+    ] == cards[:2]
     assert fresh["history"][0]["score"] == {"nos": 0, "eles": 0}, "the match left does not score it"
     assert post(client, "/api/plays", {"card": cards[2]}).status_code == 200
 
@@ -224,7 +262,10 @@ def test_rules_and_a_new_match(client: FlaskClient) -> None:
 def test_a_whole_record_replaces_the_match(client: FlaskClient) -> None:
     started(client, plays=2)
     turned, cards = legal_deal(8)
-    record = {"rules": {"capote": "all_points"}, "deals": [{"dealer": 1, "trump": turned, "plays": cards}]}
+    record = {
+        "rules": {"capote": "all_points"},
+        "deals": [{"dealer": 1, "trump": turned, "plays": cards}],
+    }
     reply = post(client, "/api/record", record)
     assert reply.status_code == 200 and reply.get_json()["current"]["complete"]
     assert client.get("/api/record").get_json()["deals"] == record["deals"]
@@ -275,7 +316,9 @@ def test_bad_input_gets_one_line_and_changes_nothing(
     started(client, plays=2)
     before = state(client)
     if isinstance(body, str):
-        response = client.post(path, data=body, headers={**AUTH, "Content-Type": "application/json"})
+        response = client.post(
+            path, data=body, headers={**AUTH, "Content-Type": "application/json"}
+        )
     else:
         response = post(client, path, body)
     assert response.status_code == status
@@ -331,7 +374,9 @@ def test_the_stream_sends_the_state_then_each_change(client: FlaskClient) -> Non
     stream.close()
 
 
-def test_a_write_from_another_process_reaches_the_stream_within_a_second(app: Flask, client: FlaskClient) -> None:
+def test_a_write_from_another_process_reaches_the_stream_within_a_second(
+    app: Flask, client: FlaskClient
+) -> None:
     stream = events_of(client, "/t/mesa-3")
     assert next(stream)["seq"] == 0
     tracker = Store.open(app.config["DATABASE"])  # not the app's store: only the file is shared
@@ -354,10 +399,16 @@ def test_a_lost_camera_shows_on_the_page_and_reaches_open_streams(tmp_path: Path
     from scorekeeper.web.db import notify_live
 
     live = {"camera": "live"}
-    app = create_app({
-        "TESTING": True, "DATABASE": str(tmp_path / "live.db"), "PIN": PIN,
-        "HEARTBEAT": 0.05, "WATCH_INTERVAL": 0.02, "LIVE_STATUS": lambda: dict(live),
-    })
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "live.db"),
+            "PIN": PIN,
+            "HEARTBEAT": 0.05,
+            "WATCH_INTERVAL": 0.02,
+            "LIVE_STATUS": lambda: dict(live),
+        }
+    )
     client = app.test_client()
     stream = events_of(client)
     assert next(stream)["live"] == {"camera": "live"}
@@ -368,7 +419,9 @@ def test_a_lost_camera_shows_on_the_page_and_reaches_open_streams(tmp_path: Path
     stream.close()
     assert state(client)["live"] == {"camera": "lost"}
     page = client.get("/?lang=en").get_data(as_text=True)
-    initial = re.search(r'<script id="initial-state" type="application/json">(.*?)</script>', page, re.DOTALL)
+    initial = re.search(
+        r'<script id="initial-state" type="application/json">(.*?)</script>', page, re.DOTALL
+    )
     assert initial is not None and json.loads(initial.group(1))["live"] == {"camera": "lost"}
     assert 'id="camera"' in page
 
@@ -385,59 +438,101 @@ def doubted(app: Flask, client: FlaskClient) -> tuple[int, list[str]]:
     cards = started(client, plays=2)
     other = next(card for card in cards[2:] if card[1] == cards[1][1])  # same suit: still legal
     store = Store.open(app.config["DATABASE"])
-    [raised] = store.append("mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=(cards[1], other)))
+    [raised] = store.append(
+        "mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=(cards[1], other))
+    )
     return raised.seq, [cards[1], other]
 
 
-def test_an_open_doubt_is_on_the_page_until_the_table_settles_it(app: Flask, client: FlaskClient) -> None:
+def test_an_open_doubt_is_on_the_page_until_the_table_settles_it(
+    app: Flask, client: FlaskClient
+) -> None:
     seq, options = doubted(app, client)
     [shown] = state(client)["doubts"]
-    assert (shown["seq"], shown["trick"], shown["options"], shown["card"]) == (seq, 1, options, options[0])
+    assert (shown["seq"], shown["trick"], shown["options"], shown["card"]) == (
+        seq,
+        1,
+        options,
+        options[0],
+    )
     assert post(client, "/api/doubt", {"doubt": seq, "card": options[1]}).status_code == 200
     after = state(client)
     assert after["doubts"] == [] and after["current"]["table"]["cards"][1] == options[1]
     assert post(client, "/api/undo").status_code == 200
     again = state(client)
-    assert [d["seq"] for d in again["doubts"]] == [seq] and again["current"]["table"]["cards"][1] == options[0]
+    assert [d["seq"] for d in again["doubts"]] == [seq] and again["current"]["table"]["cards"][
+        1
+    ] == options[0]
     assert post(client, "/api/doubt", {"doubt": seq, "card": None}).status_code == 200
-    assert state(client)["doubts"] == [] and state(client)["current"]["table"]["cards"][1] == options[0]
+    assert (
+        state(client)["doubts"] == []
+        and state(client)["current"]["table"]["cards"][1] == options[0]
+    )
 
 
 def test_a_doubt_the_camera_raised_mid_deal_is_on_the_page_after_a_restart(tmp_path: Path) -> None:
     database = tmp_path / "table.db"
     turned, cards = legal_deal(5)
     recorder = StoreRecorder(Store.open(database), "mesa", warn=pytest.fail)
-    recorder.record([
-        game.DealStarted(frame=1, deal=1, dealer=0, turned=Card.parse(turned), confidence=0.9),
-        *(game.CardPlayed(frame=10 * n, deal=1, trick=1, seat=(1 + n) % 4, card=Card.parse(c), confidence=0.9)
-          for n, c in enumerate(cards[:3])),
-        game.Uncertain(frame=25, deal=1, reason="weak_read", detail="seen twice", card=Card.parse(cards[1]),
-                       seat=2, confidence=0.3),
-    ])
+    recorder.record(
+        [
+            game.DealStarted(frame=1, deal=1, dealer=0, turned=Card.parse(turned), confidence=0.9),
+            *(
+                game.CardPlayed(
+                    frame=10 * n,
+                    deal=1,
+                    trick=1,
+                    seat=(1 + n) % 4,
+                    card=Card.parse(c),
+                    confidence=0.9,
+                )
+                for n, c in enumerate(cards[:3])
+            ),
+            game.Uncertain(
+                frame=25,
+                deal=1,
+                reason="weak_read",
+                detail="seen twice",
+                card=Card.parse(cards[1]),
+                seat=2,
+                confidence=0.3,
+            ),
+        ]
+    )
     del recorder  # the pipeline stops mid-deal; the page's process opens the same file
     page = create_app({"TESTING": True, "DATABASE": str(database), "PIN": PIN}).test_client()
     [shown] = state(page)["doubts"]
-    assert (shown["trick"], shown["play"], shown["options"], shown["reason"]) == (1, 2, [cards[1]], "weak_read")
+    assert (shown["trick"], shown["play"], shown["options"], shown["reason"]) == (
+        1,
+        2,
+        [cards[1]],
+        "weak_read",
+    )
     assert post(page, "/api/doubt", {"doubt": shown["seq"], "card": cards[1]}).status_code == 200
     assert state(page)["doubts"] == [] and state(page)["current"]["table"]["cards"] == cards[:3]
 
 
-@pytest.mark.parametrize(("body", "headers", "status", "message"), [
-    ({"doubt": 99, "card": None}, AUTH, 400, "not open"),
-    ({"doubt": "first", "card": None}, AUTH, 400, "wrong type"),
-    ({"card": None}, AUTH, 400, "missing 'doubt'"),
-    ({"doubt": None, "card": "OTHER"}, AUTH, 400, "wrong type"),
-    ({"doubt": "SEQ", "card": ["OTHER"]}, AUTH, 400, "'card' has the wrong type"),
-    ({"doubt": "SEQ", "card": "XX"}, AUTH, 400, "unknown card"),
-    ({"doubt": "SEQ", "card": "OTHER", "play": 2}, AUTH, 400, "unknown field 'play'"),
-    ({"doubt": "SEQ", "card": "OTHER"}, {"X-Scorekeeper-Pin": "0000"}, 401, ""),
-])
+@pytest.mark.parametrize(
+    ("body", "headers", "status", "message"),
+    [
+        ({"doubt": 99, "card": None}, AUTH, 400, "not open"),
+        ({"doubt": "first", "card": None}, AUTH, 400, "wrong type"),
+        ({"card": None}, AUTH, 400, "missing 'doubt'"),
+        ({"doubt": None, "card": "OTHER"}, AUTH, 400, "wrong type"),
+        ({"doubt": "SEQ", "card": ["OTHER"]}, AUTH, 400, "'card' has the wrong type"),
+        ({"doubt": "SEQ", "card": "XX"}, AUTH, 400, "unknown card"),
+        ({"doubt": "SEQ", "card": "OTHER", "play": 2}, AUTH, 400, "unknown field 'play'"),
+        ({"doubt": "SEQ", "card": "OTHER"}, {"X-Scorekeeper-Pin": "0000"}, 401, ""),
+    ],
+)
 def test_a_malformed_settlement_gets_one_line_and_changes_nothing(
     app: Flask, client: FlaskClient, body: Any, headers: dict[str, str], status: int, message: str
 ) -> None:
     seq, options = doubted(app, client)
     fill = {"SEQ": seq, "OTHER": options[1]}
-    body = {name: [fill[v[0]]] if isinstance(v, list) else fill.get(v, v) for name, v in body.items()}
+    body = {
+        name: [fill[v[0]]] if isinstance(v, list) else fill.get(v, v) for name, v in body.items()
+    }
     before = state(client)
     response = post(client, "/api/doubt", body, headers=headers)
     assert response.status_code == status
@@ -446,10 +541,14 @@ def test_a_malformed_settlement_gets_one_line_and_changes_nothing(
     assert state(client) == before
 
 
-def test_a_settlement_with_a_card_outside_the_options_is_refused(app: Flask, client: FlaskClient) -> None:
+def test_a_settlement_with_a_card_outside_the_options_is_refused(
+    app: Flask, client: FlaskClient
+) -> None:
     seq, options = doubted(app, client)
     before = state(client)
-    response = post(client, "/api/doubt", {"doubt": seq, "card": "AD" if "AD" not in options else "AC"})
+    response = post(
+        client, "/api/doubt", {"doubt": seq, "card": "AD" if "AD" not in options else "AC"}
+    )
     assert response.status_code == 400 and "not one of its options" in response.get_json()["error"]
     assert state(client) == before
 
@@ -476,8 +575,12 @@ def test_the_table_names_its_players(client: FlaskClient) -> None:
     assert state(client)["names"][2] == "Maria José"
     assert post(client, "/api/name", {"seat": 2, "name": ""}).get_json()["names"][2] == ""
     assert client.post("/api/name", json={"seat": 0, "name": "Ana"}).status_code == 401
-    for body, code in (({"seat": 0, "name": "x" * 25}, "name_long"), ({"seat": 0, "name": "a\x1bb"}, "name_bad"),
-                       ({"seat": 0}, "other"), ({"seat": 0, "name": "Ana", "colour": "red"}, "other")):
+    for body, code in (
+        ({"seat": 0, "name": "x" * 25}, "name_long"),
+        ({"seat": 0, "name": "a\x1bb"}, "name_bad"),
+        ({"seat": 0}, "other"),
+        ({"seat": 0, "name": "Ana", "colour": "red"}, "other"),
+    ):
         reply = post(client, "/api/name", body)
         assert reply.status_code == 400 and reply.get_json()["code"] == code, body
     assert client.get("/api/log").get_json()[-1]["name"] == "", "nothing refused reached the log"
@@ -488,11 +591,22 @@ def test_a_deal_after_a_won_match_opens_the_next_one(client: FlaskClient) -> Non
     assert state(client)["winner"]
     turned, _ = legal_deal(50, dealer=1)
     after = post(client, "/api/deal", {"turned": turned}).get_json()
-    assert after["match"] == 2 and after["current"]["turned"] == turned and after["history"][0]["winner"]
+    assert (
+        after["match"] == 2
+        and after["current"]["turned"] == turned
+        and after["history"][0]["winner"]
+    )
 
 
 def test_a_table_that_confirms_is_told_to_tap_nova_partida(tmp_path: Path) -> None:
-    app = create_app({"TESTING": True, "DATABASE": str(tmp_path / "c.db"), "PIN": PIN, "CONFIRM_NEXT_MATCH": True})
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE": str(tmp_path / "c.db"),
+            "PIN": PIN,
+            "CONFIRM_NEXT_MATCH": True,
+        }
+    )
     client = app.test_client()
     win_a_match(client)
     refused = post(client, "/api/deal", {"turned": "AH"})
@@ -502,12 +616,22 @@ def test_a_table_that_confirms_is_told_to_tap_nova_partida(tmp_path: Path) -> No
     assert post(client, "/api/deal", {"turned": "AH"}).get_json()["current"]["turned"] == "AH"
 
 
-def test_errors_carry_a_code_the_page_words_in_its_language(client: FlaskClient, app: Flask) -> None:
+def test_errors_carry_a_code_the_page_words_in_its_language(
+    client: FlaskClient, app: Flask
+) -> None:
     cards = started(client, plays=2)
     again = post(client, "/api/plays", {"card": cards[0]})
     assert again.status_code == 400
-    assert again.get_json()["code"] == "already_played" and again.get_json()["args"] == {"card": cards[0], "trick": "1"}
-    assert post(client, "/api/plays", {"card": cards[2]}, headers={"X-Scorekeeper-Pin": "0000"}).get_json()["code"] == "pin"
+    assert again.get_json()["code"] == "already_played" and again.get_json()["args"] == {
+        "card": cards[0],
+        "trick": "1",
+    }
+    assert (
+        post(
+            client, "/api/plays", {"card": cards[2]}, headers={"X-Scorekeeper-Pin": "0000"}
+        ).get_json()["code"]
+        == "pin"
+    )
     stale = post(client, "/api/undo", {"expect": 1})
     assert stale.status_code == 409 and stale.get_json()["code"] == "stale"
     words = json.loads((Path(str(app.static_folder)) / "i18n.json").read_text("utf-8"))
@@ -516,10 +640,17 @@ def test_errors_carry_a_code_the_page_words_in_its_language(client: FlaskClient,
     for code in [*BY_STATUS.values(), *(code for code, _ in PATTERNS), "other"]:
         for lang in ("pt", "en", "fr"):
             assert f"err_{code}" in words[lang], f"{lang} has no sentence for {code}"
-    assert "{card}" in words["pt"]["err_already_played"] and "vaza" in words["pt"]["err_already_played"]
+    assert (
+        "{card}" in words["pt"]["err_already_played"]
+        and "vaza" in words["pt"]["err_already_played"]
+    )
 
 
 def test_the_favicon_is_served(client: FlaskClient) -> None:
     icon = client.get("/favicon.ico")
-    assert icon.status_code == 200 and icon.mimetype == "image/x-icon" and icon.data[:4] == b"\x00\x00\x01\x00"
+    assert (
+        icon.status_code == 200
+        and icon.mimetype == "image/x-icon"
+        and icon.data[:4] == b"\x00\x00\x01\x00"
+    )
     icon.close()

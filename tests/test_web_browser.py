@@ -28,8 +28,13 @@ pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium is not installed"),
 ]
 FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 PIN = "1357"
 
@@ -62,15 +67,21 @@ def browser() -> Iterator[Any]:
 def page(browser: Any, server: tuple[str, Store]) -> Iterator[Any]:
     # Playwright evaluates its waits as strings; the page itself runs under the CSP in
     # test_web_robust.
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                  bypass_csp=True)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        bypass_csp=True,
+    )
     yield context.new_page()
     context.close()
 
 
 def write(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
     request = urllib.request.Request(
-        base + path, data=json.dumps(body).encode(), method="POST",
+        base + path,
+        data=json.dumps(body).encode(),
+        method="POST",
         headers={"Content-Type": "application/json", "X-Scorekeeper-Pin": PIN},
     )
     with urllib.request.urlopen(request, timeout=5) as response:
@@ -93,10 +104,14 @@ def pick(page: Any, opener: str, card: str) -> None:
     page.wait_for_selector("#picker", state="hidden")
 
 
-def test_the_page_shows_the_score_and_follows_a_write_live(server: tuple[str, Store], page: Any) -> None:
+def test_the_page_shows_the_score_and_follows_a_write_live(
+    server: tuple[str, Store], page: Any
+) -> None:
     base, store = server
     turned, plays = legal_deal(21)
-    store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays))
+    store.append(
+        "mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays)
+    )
     score = store.state("mesa")["score"]
     page.goto(base + "/")
     page.wait_for_selector("#conn.live", timeout=5000)
@@ -106,16 +121,30 @@ def test_the_page_shows_the_score_and_follows_a_write_live(server: tuple[str, St
 
     turned2, plays2, revoke, _ = revoke_deal(seed=3, dealer=1)
     # The page follows the write without a reload; how fast is benchmarks/sse_load.py's job.
-    write(base, "/api/record", {"deals": [
-        {"dealer": 0, "trump": turned, "plays": plays},
-        {"dealer": 1, "trump": turned2, "plays": plays2[: 4 * revoke["proven_in_trick"] + 2]},
-    ]})
+    write(
+        base,
+        "/api/record",
+        {
+            "deals": [
+                {"dealer": 0, "trump": turned, "plays": plays},
+                {
+                    "dealer": 1,
+                    "trump": turned2,
+                    "plays": plays2[: 4 * revoke["proven_in_trick"] + 2],
+                },
+            ]
+        },
+    )
     page.wait_for_selector("#alert:not([hidden]) .revoke", timeout=3000)
     expected = store.state("mesa")
     assert page.inner_text("#score-nos") == str(expected["score"]["nos"])
     assert page.inner_text("#score-eles") == str(expected["score"]["eles"])
     alert = page.inner_text("#alert")
-    assert "Renúncia" in alert and f"Vaza {revoke['trick']}" in alert and f"Jogador {revoke['seat'] + 1}" in alert
+    assert (
+        "Renúncia" in alert
+        and f"Vaza {revoke['trick']}" in alert
+        and f"Jogador {revoke['seat'] + 1}" in alert
+    )
 
     # Tapping a card of a vaza opens the card picker for that play; cancelling writes nothing.
     page.click("#vazas [data-play='3']")
@@ -144,7 +173,9 @@ def test_without_event_streams_the_page_polls(server: tuple[str, Store], page: A
 def test_the_table_corrects_a_card_from_the_phone(server: tuple[str, Store], page: Any) -> None:
     base, store = server
     turned, plays = legal_deal(25)
-    store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays[:6]))
+    store.append(
+        "mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays[:6])
+    )
     page.goto(base + "/")
     page.wait_for_selector("#conn.live", timeout=5000)
     replacement = next(card for card in plays[6:] if card != turned)
@@ -163,10 +194,17 @@ def test_the_table_corrects_a_card_from_the_phone(server: tuple[str, Store], pag
 def test_phone_screenshot(server: tuple[str, Store], page: Any) -> None:
     """A mid-match table: one deal scored, a vaza on the table, a suspected renúncia."""
     base, store = server
-    store.append("mesa", RulesChanged(rules={"target": 7}), SeatNamed(seat=0, name="Ana"), SeatNamed(seat=3, name="Rui"))
+    store.append(
+        "mesa",
+        RulesChanged(rules={"target": 7}),
+        SeatNamed(seat=0, name="Ana"),
+        SeatNamed(seat=3, name="Rui"),
+    )
     for dealer, seed in ((0, 22), (1, 23)):
         turned, plays = legal_deal(seed, dealer=dealer)
-        store.append("mesa", DealStarted(dealer=dealer, turned=turned), *(CardPlayed(card) for card in plays))
+        store.append(
+            "mesa", DealStarted(dealer=dealer, turned=turned), *(CardPlayed(card) for card in plays)
+        )
     turned, plays, revoke, _ = revoke_deal(seed=4, dealer=2)
     store.append("mesa", DealStarted(dealer=2, turned=turned))
     store.append("mesa", *(CardPlayed(card) for card in plays[: 4 * revoke["proven_in_trick"] + 2]))
@@ -183,12 +221,18 @@ def test_the_table_settles_a_doubt_by_tapping_a_card(server: tuple[str, Store], 
     base, store = server
     turned, plays = legal_deal(26)
     other = next(card for card in plays[2:] if card[1] == plays[1][1] and card != turned)
-    store.append("mesa", DealStarted(dealer=0, turned=turned), CardPlayed(plays[0]), CardPlayed(plays[1]))
+    store.append(
+        "mesa", DealStarted(dealer=0, turned=turned), CardPlayed(plays[0]), CardPlayed(plays[1])
+    )
     page.goto(base + "/")
     page.wait_for_selector("#conn.live", timeout=5000)
-    [raised] = store.append("mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=(plays[1], other)))
+    [raised] = store.append(
+        "mesa", DoubtRaised(deal=1, play=2, reason="suit_swap", options=(plays[1], other))
+    )
     page.wait_for_selector("#doubts:not([hidden]) .doubt", timeout=3000)
-    assert "Vaza 1 (Jogador 3):" in page.inner_text("#doubts") and " ou " in page.inner_text("#doubts")
+    assert "Vaza 1 (Jogador 3):" in page.inner_text("#doubts") and " ou " in page.inner_text(
+        "#doubts"
+    )
     page.click(f"#doubts button[data-card='{other}']")  # without the PIN: the page asks for it
     page.wait_for_selector("#controls[open]")
     assert store.state("mesa")["doubts"] != []
@@ -218,11 +262,17 @@ def test_an_evening_at_the_cafe_on_a_phone(browser: Any, tmp_path: Path) -> None
     base = f"http://127.0.0.1:{port}"
     store = Store.open(database)
     turned, plays = legal_deal(31)
-    store.append("mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays[:6]))
+    store.append(
+        "mesa", DealStarted(dealer=0, turned=turned), *(CardPlayed(card) for card in plays[:6])
+    )
     # Playwright evaluates its waits as strings; the page itself runs under the CSP in
     # test_web_robust.
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                  bypass_csp=True)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        bypass_csp=True,
+    )
     page = context.new_page()
     try:
         page.goto(base + "/")
@@ -242,7 +292,9 @@ def test_an_evening_at_the_cafe_on_a_phone(browser: Any, tmp_path: Path) -> None
         before = store.last_seq("mesa")
         page.click("#controls button[data-action='undo']")
         page.wait_for_function(f"Number(document.body.dataset.seq) > {before}")
-        assert store.record("mesa")["deals"][0]["plays"][5] == plays[5], "undo put the camera's card back"
+        assert store.record("mesa")["deals"][0]["plays"][5] == plays[5], (
+            "undo put the camera's card back"
+        )
 
         # A name, typed with markup: stored as text, shown as text on the vaza cross.
         page.fill("#name-1", "Rui <i>o novo</i>")

@@ -21,7 +21,9 @@ WRITE_ROUTES = sorted(BODY_FIELDS)
 
 
 def app_for(tmp_path: Path, **config: Any) -> Flask:
-    return create_app({"TESTING": True, "DATABASE": str(tmp_path / "robust.db"), "PIN": PIN, **config})
+    return create_app(
+        {"TESTING": True, "DATABASE": str(tmp_path / "robust.db"), "PIN": PIN, **config}
+    )
 
 
 @pytest.fixture
@@ -34,7 +36,9 @@ def log_length(client: FlaskClient) -> int:
 
 
 def post_raw(client: FlaskClient, route: str, body: bytes | str) -> Any:
-    return client.post(f"/api/{route}", data=body, headers={**AUTH, "Content-Type": "application/json"})
+    return client.post(
+        f"/api/{route}", data=body, headers={**AUTH, "Content-Type": "application/json"}
+    )
 
 
 # -- the bodies that answered 500 or were silently half-read -----------------------------------
@@ -46,7 +50,16 @@ SURROGATE_DISMISSED = (
     '"dismissed": [{"trick": 1, "seat": "\\ud800"}]}]}'
 )
 EXTRA_IN_DISMISSED = json.dumps(
-    {"deals": [{"dealer": 0, "trump": "AH", "plays": [], "dismissed": [{"trick": 1, "seat": 1, "pad": "x" * 900}]}]}
+    {
+        "deals": [
+            {
+                "dealer": 0,
+                "trump": "AH",
+                "plays": [],
+                "dismissed": [{"trick": 1, "seat": 1, "pad": "x" * 900}],
+            }
+        ]
+    }
 )
 
 REFUSED = [
@@ -79,10 +92,13 @@ def test_each_bad_body_answers_400_with_one_line_and_changes_nothing(
 
 # -- fuzz: every write route, any body ---------------------------------------------------------
 
-FIELD_NAMES = sorted({name for fields in BODY_FIELDS.values() if fields for name in fields}
-                     | {"Expect", "rule", "deals", "tie", "target", "x", ""})
+FIELD_NAMES = sorted(
+    {name for fields in BODY_FIELDS.values() if fields for name in fields}
+    | {"Expect", "rule", "deals", "tie", "target", "x", ""}
+)
 LEAVES = (
-    st.none() | st.booleans()
+    st.none()
+    | st.booleans()
     | st.integers(min_value=-(10**30), max_value=10**30)
     | st.floats(allow_nan=False)
     | st.sampled_from(["2S", "AH", "7h", "XX", "confirm", "dismiss", "carry", "", "10H"])
@@ -90,7 +106,10 @@ LEAVES = (
 )
 VALUES = st.recursive(
     LEAVES,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=4), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=4), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 BODIES = (
@@ -106,7 +125,9 @@ def test_fuzz_every_write_route_never_5xx_and_refusals_change_nothing(tmp_path: 
     started(client, plays=3)
     answered: dict[int, int] = {}
 
-    @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+    @settings(
+        max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+    )
     @given(route=st.sampled_from(WRITE_ROUTES), body=BODIES)
     def probe(route: str, body: str | bytes) -> None:
         before, length = state(client), log_length(client)
@@ -142,12 +163,19 @@ def test_the_page_inline_script_carries_the_nonce_the_policy_allows(client: Flas
 
 
 def test_a_host_not_on_the_allow_list_is_refused(tmp_path: Path) -> None:
-    client = app_for(tmp_path, TRUSTED_HOSTS=["192.168.1.20", "localhost", "127.0.0.1"]).test_client()
+    client = app_for(
+        tmp_path, TRUSTED_HOSTS=["192.168.1.20", "localhost", "127.0.0.1"]
+    ).test_client()
     assert client.get("/api/state", headers={"Host": "192.168.1.20:8000"}).status_code == 200
     assert client.get("/api/state", headers={"Host": "localhost:8000"}).status_code == 200
     rebound = client.get("/api/state", headers={"Host": "evil.example:8000"})
     assert rebound.status_code == 400
-    assert client.post("/api/deal", json={"turned": "AH"}, headers={**AUTH, "Host": "evil.example"}).status_code == 400
+    assert (
+        client.post(
+            "/api/deal", json={"turned": "AH"}, headers={**AUTH, "Host": "evil.example"}
+        ).status_code
+        == 400
+    )
     assert client.get("/api/state", headers={"Host": "localhost"}).get_json()["seq"] == 0
 
 
@@ -180,19 +208,34 @@ def test_the_lockout_survives_a_restart(tmp_path: Path) -> None:
     first = app_for(tmp_path).test_client()
     stranger = {"REMOTE_ADDR": "10.0.0.9"}
     for guess in range(5):
-        first.post("/api/undo", json={}, headers={"X-Scorekeeper-Pin": f"{guess:04d}"}, environ_base=stranger)
+        first.post(
+            "/api/undo",
+            json={},
+            headers={"X-Scorekeeper-Pin": f"{guess:04d}"},
+            environ_base=stranger,
+        )
     again = app_for(tmp_path).test_client()  # the server restarted on the same store
     locked = again.post("/api/deal", json={"turned": "AH"}, headers=AUTH, environ_base=stranger)
     assert locked.status_code == 429
 
 
-def test_guessing_from_many_addresses_is_no_faster_but_the_table_phone_still_writes(client: FlaskClient) -> None:
-    assert client.post("/api/deal", json={"turned": "AH"}, headers=AUTH).status_code == 200  # the table's phone
+def test_guessing_from_many_addresses_is_no_faster_but_the_table_phone_still_writes(
+    client: FlaskClient,
+) -> None:
+    assert (
+        client.post("/api/deal", json={"turned": "AH"}, headers=AUTH).status_code == 200
+    )  # the table's phone
     checked = 0
     for guess in range(200):
-        address = {"REMOTE_ADDR": f"10.0.{guess // 4}.{guess % 4 + 1}"}  # 50 addresses, 4 guesses each
-        response = client.post("/api/undo", json={}, headers={"X-Scorekeeper-Pin": f"{guess + 3000:04d}"},
-                               environ_base=address)
+        address = {
+            "REMOTE_ADDR": f"10.0.{guess // 4}.{guess % 4 + 1}"
+        }  # 50 addresses, 4 guesses each
+        response = client.post(
+            "/api/undo",
+            json={},
+            headers={"X-Scorekeeper-Pin": f"{guess + 3000:04d}"},
+            environ_base=address,
+        )
         checked += response.status_code == 401
     assert checked <= 20, f"{checked} guesses were checked"
     assert client.post("/api/plays", json={"card": "2S"}, headers=AUTH).status_code == 200

@@ -24,12 +24,29 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
-def serving(database: Path, *options: str, qr: bool = False) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+def serving(
+    database: Path, *options: str, qr: bool = False
+) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
     """``scorekeeper serve`` on a free port, with the lines it printed up to its Ctrl-C hint."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "scorekeeper", "serve", "--host", "127.0.0.1", "--port", "0",
-         "--db", str(database), *([] if qr else ["--no-qr"]), *options],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "scorekeeper",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            str(database),
+            *([] if qr else ["--no-qr"]),
+            *options,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert process.stdout is not None
@@ -62,7 +79,9 @@ def page_url(lines: list[str]) -> str:
 
 def write(url: str, pin: str, path: str = "api/deal", body: bytes = b'{"turned": "AH"}') -> int:
     request = urllib.request.Request(
-        url + path, data=body, method="POST",
+        url + path,
+        data=body,
+        method="POST",
         headers={"Content-Type": "application/json", "X-Scorekeeper-Pin": pin},
     )
     try:
@@ -73,17 +92,23 @@ def write(url: str, pin: str, path: str = "api/deal", body: bytes = b'{"turned":
         return int(error.code)
 
 
-def test_serve_prints_where_to_go_a_qr_code_and_a_pin(served: tuple[subprocess.Popen[str], list[str]]) -> None:
+def test_serve_prints_where_to_go_a_qr_code_and_a_pin(
+    served: tuple[subprocess.Popen[str], list[str]],
+) -> None:
     _, lines = served
     text = "\n".join(lines)
     url = re.search(r"Score page: (http://127\.0\.0\.1:\d+/)", text)
-    pin = re.search(r"Table PIN for corrections: (\d{4})  \(new; kept for the next start\)$", text, re.MULTILINE)
+    pin = re.search(
+        r"Table PIN for corrections: (\d{4})  \(new; kept for the next start\)$", text, re.MULTILINE
+    )
     assert url and pin, text
     assert "█" in text, "a QR code in the terminal"
     with urllib.request.urlopen(url.group(1) + "api/state", timeout=5) as response:
         assert json.loads(response.read())["score"] == {"nos": 0, "eles": 0}
     request = urllib.request.Request(
-        url.group(1) + "api/deal", data=b'{"turned": "AH"}', method="POST",
+        url.group(1) + "api/deal",
+        data=b'{"turned": "AH"}',
+        method="POST",
         headers={"Content-Type": "application/json", "X-Scorekeeper-Pin": pin.group(1)},
     )
     with urllib.request.urlopen(request, timeout=5) as response:
@@ -96,9 +121,25 @@ def test_a_busy_port_is_one_line_and_status_2(tmp_path: Path) -> None:
         busy.listen()
         port = busy.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "scorekeeper", "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--db", str(tmp_path / "x.db"), "--pin", "4321"],
-            check=False, capture_output=True, text=True, cwd=ROOT, timeout=60,
+            [
+                sys.executable,
+                "-m",
+                "scorekeeper",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--db",
+                str(tmp_path / "x.db"),
+                "--pin",
+                "4321",
+            ],
+            check=False,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=60,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
     assert result.returncode == 2
@@ -144,7 +185,10 @@ def test_a_thousand_half_open_connections_do_not_stall_the_page(tmp_path: Path) 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard < 1200:
         pytest.skip(f"this machine allows {hard} open files; the test needs 1,200")
-    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200) if hard == resource.RLIM_INFINITY else max(soft, min(hard, 1200)), hard))
+    resource.setrlimit(
+        resource.RLIMIT_NOFILE,
+        (max(soft, 1200) if hard == resource.RLIM_INFINITY else max(soft, min(hard, 1200)), hard),
+    )
     with serving(tmp_path / "busy.db", "--pin", "4821") as (server, lines), ExitStack() as idle:
         url = page_url(lines)
         port = int(url.rsplit(":", 1)[1].strip("/"))
@@ -169,13 +213,18 @@ def threads_of(pid: int) -> int:
         (["serve", "--db", "/proc/nope/x.sqlite"], "cannot make the folder '/proc/nope'"),
         (["serve", "--db", "{file}/x.sqlite"], "a file is in the way"),
         (["serve", "--port", "99999"], "--port 99999"),
-        (["serve", "--host", "no such host.invalid"], "--host 'no such host.invalid' is not an address"),
+        (
+            ["serve", "--host", "no such host.invalid"],
+            "--host 'no such host.invalid' is not an address",
+        ),
         (["serve", "--host", "192.0.2.77"], "not an address of this machine"),
         (["serve", "--pin", "1"], "a table PIN is 4 to 12 digits"),
         (["run", "--source", "{png}", "--port", "0"], "is a still PNG image, not a video"),
     ],
 )
-def test_bad_arguments_are_one_line_and_status_2(tmp_path: Path, arguments: list[str], message: str) -> None:
+def test_bad_arguments_are_one_line_and_status_2(
+    tmp_path: Path, arguments: list[str], message: str
+) -> None:
     from PIL import Image
 
     a_file = tmp_path / "a-file"
@@ -187,7 +236,11 @@ def test_bad_arguments_are_one_line_and_status_2(tmp_path: Path, arguments: list
         filled += ["--db", str(tmp_path / "ok.db")]
     result = subprocess.run(
         [sys.executable, "-m", "scorekeeper", *filled, "--no-qr"],
-        check=False, capture_output=True, text=True, cwd=ROOT, timeout=60,
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 2, result.stderr

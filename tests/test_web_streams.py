@@ -26,9 +26,20 @@ def open_stream(port: int, *, receive_buffer: int | None = None) -> socket.socke
 
 
 def test_a_stream_that_stops_reading_is_dropped_and_a_reading_one_is_not(tmp_path: Path) -> None:
-    app = create_app({"DATABASE": str(tmp_path / "streams.db"), "PIN": "2468", "STREAM_QUEUE": 8,
-                      "HEARTBEAT": 0.5})
-    page = make_page_server(app, "127.0.0.1", 0, limits=ServerLimits(max_streams=4, outbuf_high_watermark=1 << 14, send_buffer=4096))
+    app = create_app(
+        {
+            "DATABASE": str(tmp_path / "streams.db"),
+            "PIN": "2468",
+            "STREAM_QUEUE": 8,
+            "HEARTBEAT": 0.5,
+        }
+    )
+    page = make_page_server(
+        app,
+        "127.0.0.1",
+        0,
+        limits=ServerLimits(max_streams=4, outbuf_high_watermark=1 << 14, send_buffer=4096),
+    )
     page.start_in_background()
     last_seen = [0]  # the last event id the reading phone got
     done = threading.Event()
@@ -71,7 +82,9 @@ def test_a_stream_that_stops_reading_is_dropped_and_a_reading_one_is_not(tmp_pat
             if store.state("mesa")["winner"]:
                 store.append("mesa", MatchStarted())
             turned, plays, _ = random_legal_deal(rng, dealer=dealer)
-            seen_by_reader(store.append("mesa", DealStarted(dealer=dealer, turned=turned.notation))[-1].seq)
+            seen_by_reader(
+                store.append("mesa", DealStarted(dealer=dealer, turned=turned.notation))[-1].seq
+            )
             for card in plays:
                 seq = store.append("mesa", CardPlayed(card.notation))[-1].seq
                 seen_by_reader(seq)  # the reading phone keeps up, however slow this machine is

@@ -27,29 +27,56 @@ def register(subparsers: Any) -> None:
     )
     build.add_argument("--out", required=True, type=Path, help="output folder")
     build.add_argument("--images", required=True, type=int, help="how many frames")
-    build.add_argument("--faces", action="append", default=[], metavar="DIR",
-                       help="folder of 40 face images Ah.png 7h.png ... 2c.png (repeatable); "
-                       "procedural decks are always used too")
+    build.add_argument(
+        "--faces",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="folder of 40 face images Ah.png 7h.png ... 2c.png (repeatable); "
+        "procedural decks are always used too",
+    )
     build.add_argument("--seed", type=int, default=0, help="same seed, same files (default 0)")
     build.add_argument("--imgsz", type=int, default=640, help="long side of the images (640)")
-    build.add_argument("--render-scale", type=float, default=2.0,
-                       help="frames are drawn this many times larger, then shrunk; crops come "
-                       "from the large frame (2.0: a 1280 px webcam for 640 px images)")
+    build.add_argument(
+        "--render-scale",
+        type=float,
+        default=2.0,
+        help="frames are drawn this many times larger, then shrunk; crops come "
+        "from the large frame (2.0: a 1280 px webcam for 640 px images)",
+    )
     build.add_argument("--val", type=float, default=0.1, help="fraction for val (0.1)")
-    build.add_argument("--crops", action="store_true",
-                       help="also write index crops in crops/{train,val}/<card|not_a_card>/")
+    build.add_argument(
+        "--crops",
+        action="store_true",
+        help="also write index crops in crops/{train,val}/<card|not_a_card>/",
+    )
     build.add_argument("--crop-size", default="48x64", help="crop width x height (48x64)")
-    build.add_argument("--single-class", action="store_true",
-                       help="one class 'index' (for a corner-index detector) instead of 40 cards")
-    build.add_argument("--procedural-share", type=float, default=0.5,
-                       help="share of scenes with a procedural deck when --faces is given (0.5)")
+    build.add_argument(
+        "--single-class",
+        action="store_true",
+        help="one class 'index' (for a corner-index detector) instead of 40 cards",
+    )
+    build.add_argument(
+        "--procedural-share",
+        type=float,
+        default=0.5,
+        help="share of scenes with a procedural deck when --faces is given (0.5)",
+    )
     build.add_argument("--tables", type=Path, help="folder of table-top photos to mix in")
-    build.add_argument("--config", type=Path, default=None,
-                       help=f"scene ranges as JSON (default {scene_config_path().name} if present)")
+    build.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help=f"scene ranges as JSON (default {scene_config_path().name} if present)",
+    )
     build.add_argument("--workers", type=int, default=2, help="processes (2)")
     build.add_argument("--overwrite", action="store_true", help="replace a data set in --out")
-    build.add_argument("--contact-sheet", type=Path, metavar="PNG",
-                       help="also draw the labels of the first images into this picture")
+    build.add_argument(
+        "--contact-sheet",
+        type=Path,
+        metavar="PNG",
+        help="also draw the labels of the first images into this picture",
+    )
     build.add_argument("--quiet", action="store_true", help="no progress bar")
     build.set_defaults(handler=run_build)
 
@@ -61,8 +88,12 @@ def register(subparsers: Any) -> None:
         "frames/ for the classifier, frames shrunk to the detector's size in detector/.",
     )
     video.add_argument("--out", required=True, type=Path, help="output folder")
-    video.add_argument("--seeds", required=True, metavar="FIRST-LAST",
-                       help="deal seeds, e.g. 9000-9079 (7000-7999 are the tracker benchmark's)")
+    video.add_argument(
+        "--seeds",
+        required=True,
+        metavar="FIRST-LAST",
+        help="deal seeds, e.g. 9000-9079 (7000-7999 are the tracker benchmark's)",
+    )
     video.add_argument("--every", type=int, default=6, help="keep every n-th frame (6)")
     video.add_argument("--workers", type=int, default=2, help="processes (2)")
     video.set_defaults(handler=run_video)
@@ -115,22 +146,37 @@ def run_build(args: argparse.Namespace) -> int:
     packs = load_face_packs(args.faces)
     tables = TableImages.load(args.tables) if args.tables else None
     options = BuildOptions(
-        out=args.out, images=args.images, seed=args.seed, imgsz=args.imgsz,
-        render_scale=args.render_scale, val_fraction=args.val, crops=args.crops,
-        crop_size=_crop_size(args.crop_size), single_class=args.single_class,
-        procedural_fraction=args.procedural_share, workers=args.workers, scene=scene,
+        out=args.out,
+        images=args.images,
+        seed=args.seed,
+        imgsz=args.imgsz,
+        render_scale=args.render_scale,
+        val_fraction=args.val,
+        crops=args.crops,
+        crop_size=_crop_size(args.crop_size),
+        single_class=args.single_class,
+        procedural_fraction=args.procedural_share,
+        workers=args.workers,
+        scene=scene,
     )
-    report = build_dataset(options, packs, tables, overwrite=args.overwrite,
-                           progress=not args.quiet)
+    report = build_dataset(
+        options, packs, tables, overwrite=args.overwrite, progress=not args.quiet
+    )
     q = report.height_quantiles()
-    print(f"wrote {report.images} images ({report.train} train, {report.val} val) with "
-          f"{report.boxes} index boxes to {args.out}")
-    print(f"speed: {report.images_per_second:.1f} images/s with {args.workers} worker(s) at "
-          f"{args.imgsz} px")
+    print(
+        f"wrote {report.images} images ({report.train} train, {report.val} val) with "
+        f"{report.boxes} index boxes to {args.out}"
+    )
+    print(
+        f"speed: {report.images_per_second:.1f} images/s with {args.workers} worker(s) at "
+        f"{args.imgsz} px"
+    )
     if q:
         print("index height in output px: " + ", ".join(f"{k} {v}" for k, v in q.items()))
     if report.crops:
-        print(f"crops: {sum(report.crops.values())} ({report.crops.get('not_a_card', 0)} not_a_card)")
+        print(
+            f"crops: {sum(report.crops.values())} ({report.crops.get('not_a_card', 0)} not_a_card)"
+        )
     if args.contact_sheet:
         path = write_sheet(contact_sheet(args.out, count=12), args.contact_sheet)
         print(f"contact sheet: {path}")
@@ -144,7 +190,9 @@ def _seed_range(text: str) -> tuple[int, ...]:
     except ValueError:
         seeds = ()
     if not seeds:
-        raise SystemExit(f"scorekeeper dataset video: --seeds {text!r} is not FIRST-LAST, e.g. 9000-9079")
+        raise SystemExit(
+            f"scorekeeper dataset video: --seeds {text!r} is not FIRST-LAST, e.g. 9000-9079"
+        )
     return seeds
 
 
@@ -167,7 +215,8 @@ def run_sheet(args: argparse.Namespace) -> int:
     if args.crops:
         image = crop_sheet(args.dataset, split=args.split)
     else:
-        image = contact_sheet(args.dataset, count=args.count, split=args.split,
-                              columns=args.columns, start=args.start)
+        image = contact_sheet(
+            args.dataset, count=args.count, split=args.split, columns=args.columns, start=args.start
+        )
     print(write_sheet(image, args.out))
     return 0

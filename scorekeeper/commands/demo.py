@@ -28,10 +28,17 @@ def register(subparsers: Any) -> None:
         ),
     )
     add_session_options(parser)
-    parser.add_argument("--headless", action="store_true", help="no page: print the score progression")
-    parser.add_argument("--json", action="store_true",
-                        help="with --headless: end with the JSON `scorekeeper replay` prints for the match seen")
-    parser.add_argument("--fast", action="store_true", help="as fast as the machine reads, not at real speed")
+    parser.add_argument(
+        "--headless", action="store_true", help="no page: print the score progression"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="with --headless: end with the JSON `scorekeeper replay` prints for the match seen",
+    )
+    parser.add_argument(
+        "--fast", action="store_true", help="as fast as the machine reads, not at real speed"
+    )
     parser.set_defaults(handler=run, table="demo")
 
 
@@ -86,10 +93,12 @@ def run_headless(session: Any, *, as_json: bool, args: argparse.Namespace | None
     finally:
         if pusher is not None:
             if not pusher.wait_caught_up(PUSH_GRACE):
-                print(f"The tournament server holds {pusher.status.acked or 0} of "
-                      f"{store.last_seq(session.table_id)} events; "
-                      f"the rest stay in {session.database}",
-                      file=sys.stderr)
+                print(
+                    f"The tournament server holds {pusher.status.acked or 0} of "
+                    f"{store.last_seq(session.table_id)} events; "
+                    f"the rest stay in {session.database}",
+                    file=sys.stderr,
+                )
             pusher.stop()
     result = replay_record(store.record(session.table_id))
     print(

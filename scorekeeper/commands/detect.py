@@ -22,16 +22,37 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Read the Sueca cards in images with the card reader (see models/README.md).",
     )
     parser.add_argument("images", nargs="+", metavar="IMAGE", help="image files (jpg, png, ...)")
-    parser.add_argument("--conf", type=float, default=None, metavar="X",
-                        help="minimum classifier probability for a card (default: the model's, 0.5)")
-    parser.add_argument("--json", action="store_true", help="print a JSON list, one entry per image")
-    parser.add_argument("--save", type=Path, default=None, metavar="DIR",
-                        help="write each image with the cards drawn on it into DIR")
-    parser.add_argument("--model", default=None, metavar="PATH_OR_NAME",
-                        help="a model folder or an installed model name "
-                             "(`scorekeeper models`; default: the active one)")
-    parser.add_argument("--size", type=int, default=None, metavar="PX",
-                        help="detector input size, a multiple of 32 (default: the model's)")
+    parser.add_argument(
+        "--conf",
+        type=float,
+        default=None,
+        metavar="X",
+        help="minimum classifier probability for a card (default: the model's, 0.5)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print a JSON list, one entry per image"
+    )
+    parser.add_argument(
+        "--save",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write each image with the cards drawn on it into DIR",
+    )
+    parser.add_argument(
+        "--model",
+        default=None,
+        metavar="PATH_OR_NAME",
+        help="a model folder or an installed model name "
+        "(`scorekeeper models`; default: the active one)",
+    )
+    parser.add_argument(
+        "--size",
+        type=int,
+        default=None,
+        metavar="PX",
+        help="detector input size, a multiple of 32 (default: the model's)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -42,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     from scorekeeper.vision.registry import model_notice
 
     if args.conf is not None and not 0.0 <= args.conf <= 1.0:
-        raise ScorekeeperError(f"--conf {args.conf} is not a probability: give a number from 0 to 1")
+        raise ScorekeeperError(
+            f"--conf {args.conf} is not a probability: give a number from 0 to 1"
+        )
     # On stderr: stdout stays one line per image, or the JSON alone.
     print(model_notice(args.model), file=sys.stderr, flush=True)
     reader = CardReader(args.model, card_prob=args.conf, detector_size=args.size)
@@ -62,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
             target = args.save / Path(name).name
             cv2.imwrite(str(target), draw_detections(frame, detections))
         if not args.json:
-            cards = ", ".join(f"{d.card} {d.confidence:.2f}" for d in detections.cards) or "no cards"
+            cards = (
+                ", ".join(f"{d.card} {d.confidence:.2f}" for d in detections.cards) or "no cards"
+            )
             print(f"{name}: {cards}")
     if args.json:
         print(json.dumps(results, indent=None))

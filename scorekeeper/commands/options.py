@@ -16,16 +16,22 @@ CAMERA_SOURCE_HELP = "camera index (0), video file, or stream URL"
 _OLD_SOURCE = "positional_source"
 
 
-def add_source_option(parser: argparse.ArgumentParser, *, help: str = CAMERA_SOURCE_HELP,
-                      metavar: str = "SOURCE", positional_alias: bool = False) -> None:
+def add_source_option(
+    parser: argparse.ArgumentParser,
+    *,
+    help: str = CAMERA_SOURCE_HELP,
+    metavar: str = "SOURCE",
+    positional_alias: bool = False,
+) -> None:
     """``--source``; with ``positional_alias`` the older ``COMMAND SOURCE`` spelling still works
     for one release, with a warning (see :func:`source_of`)."""
     if not positional_alias:
         parser.add_argument("--source", required=True, metavar=metavar, help=help)
         return
     parser.add_argument("--source", metavar=metavar, help=help + " (required)")
-    parser.add_argument(_OLD_SOURCE, nargs="?", metavar="SOURCE",
-                        help="deprecated spelling of --source SOURCE")
+    parser.add_argument(
+        _OLD_SOURCE, nargs="?", metavar="SOURCE", help="deprecated spelling of --source SOURCE"
+    )
 
 
 def source_of(args: argparse.Namespace) -> str:
@@ -35,17 +41,24 @@ def source_of(args: argparse.Namespace) -> str:
     if given is not None and old is not None:
         raise SourceError(f"two sources ({given!r} and {old!r}): give one, as --source SOURCE")
     if old is not None:
-        print(f"scorekeeper {args.command}: warning: `{args.command} SOURCE` is deprecated and "
-              f"goes in the next release: write `{args.command} --source {old}`", file=sys.stderr)
+        print(
+            f"scorekeeper {args.command}: warning: `{args.command} SOURCE` is deprecated and "
+            f"goes in the next release: write `{args.command} --source {old}`",
+            file=sys.stderr,
+        )
         return str(old)
     if given is None:
-        raise SourceError(f"no source: give --source SOURCE (`scorekeeper {args.command} --help` "
-                          "says what it may be)")
+        raise SourceError(
+            f"no source: give --source SOURCE (`scorekeeper {args.command} --help` "
+            "says what it may be)"
+        )
     return str(given)
 
 
-RULES_HELP = (f"a preset ({', '.join(PRESETS)}), key=value pairs (tie=carry,target=7,melar=true), "
-              "or a preset then pairs (brazil,target=7)")
+RULES_HELP = (
+    f"a preset ({', '.join(PRESETS)}), key=value pairs (tie=carry,target=7,melar=true), "
+    "or a preset then pairs (brazil,target=7)"
+)
 
 
 def add_rules_option(parser: argparse.ArgumentParser | Any, *, what: str) -> None:
@@ -68,8 +81,10 @@ def parse_rules(text: str) -> Rules:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep:
-            raise RulesError(f"--rules {text!r}: {item!r} is not key=value (only the first item "
-                             f"may be a preset: {', '.join(PRESETS)})")
+            raise RulesError(
+                f"--rules {text!r}: {item!r} is not key=value (only the first item "
+                f"may be a preset: {', '.join(PRESETS)})"
+            )
         changes[key.strip()] = _rule_value(value.strip())
     if not changes:
         return base
@@ -93,8 +108,14 @@ SIDES: tuple[str, ...] = tuple(side.value for side in Side)
 def add_seat_options(parser: argparse.ArgumentParser | Any, *, default: Side | None = None) -> None:
     """``--seat0 SIDE`` and ``--clockwise``: where Jogador 1 sits and which way play goes round."""
     shown = (default or Side.BOTTOM).value
-    parser.add_argument("--seat0", choices=SIDES, default=default.value if default else None,
-                        help=f"the side of the image Jogador 1 (Nós) sits by (default {shown})")
-    parser.add_argument("--clockwise", action="store_true",
-                        help="seats follow clockwise seen from above (Brazil); default "
-                        "counter-clockwise")
+    parser.add_argument(
+        "--seat0",
+        choices=SIDES,
+        default=default.value if default else None,
+        help=f"the side of the image Jogador 1 (Nós) sits by (default {shown})",
+    )
+    parser.add_argument(
+        "--clockwise",
+        action="store_true",
+        help="seats follow clockwise seen from above (Brazil); default counter-clockwise",
+    )

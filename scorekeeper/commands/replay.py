@@ -24,7 +24,8 @@ def register(subparsers: Any) -> None:
         description="Replay a match record through the rules engine and print the result.",
     )
     parser.add_argument(
-        "file", help="match record JSON file (or a simulated clip's clip.json), or - for standard input"
+        "file",
+        help="match record JSON file (or a simulated clip's clip.json), or - for standard input",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     add_rules_option(parser, what="score under these rules instead of the record's")
@@ -40,7 +41,9 @@ def read_record_file(name: str) -> Any:
         else:
             text = Path(name).read_bytes()
     except FileNotFoundError:
-        raise RecordError(f"no such file {name!r}: give the path of a match record, or - for stdin") from None
+        raise RecordError(
+            f"no such file {name!r}: give the path of a match record, or - for stdin"
+        ) from None
     except OSError as error:
         raise RecordError(f"cannot read {name!r}: {error.strerror or error}") from None
     return loads(text, what=repr(name), limits=RECORD_LIMITS, error=RecordError)
@@ -54,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         data = data["record"]  # a simulated clip's ground truth (clip.json) carries its record
     if args.rules:
         if not isinstance(data, dict):
-            raise RecordError("a match record must be a JSON object with a \"deals\" list")
+            raise RecordError('a match record must be a JSON object with a "deals" list')
         data = dict(data, rules=parse_rules(args.rules).to_json())
     result = replay_match(data)
     if args.json:

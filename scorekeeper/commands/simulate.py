@@ -106,7 +106,9 @@ def run(args: argparse.Namespace) -> int:
         f"{figures['bytes'] / 1e6:.1f} MB, rendered at {figures['render_fps']} frames/s"
     )
     for number, deal in enumerate(truth["deals"]):
-        revokes = f", renúncia by {seat_label(deal['revokes'][0]['seat'])}" if deal["revokes"] else ""
+        revokes = (
+            f", renúncia by {seat_label(deal['revokes'][0]['seat'])}" if deal["revokes"] else ""
+        )
         print(
             f"deal {number + 1}: dealer {seat_label(deal['dealer'])} turned {deal['turned']}, "
             f"Nós {deal['points']['nos']} - Eles {deal['points']['eles']}{revokes}"

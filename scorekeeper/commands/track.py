@@ -36,33 +36,56 @@ def register(subparsers: Any) -> None:
         description="Track a Sueca table: read the cards frame by frame, rebuild deals, tricks, "
         "seats and score, and flag what could not be settled.",
     )
-    add_source_option(parser, positional_alias=True,
-                      help="camera index (0), video file, stream URL, detection stream "
-                      "(.jsonl/.json), or with --from-truth a simulated clip's clip.json")
-    parser.add_argument("--json", action="store_true",
-                        help="print {events, record, result} as JSON")
-    parser.add_argument("--ground-truth", metavar="FILE",
-                        help="a simulated clip's clip.json: also report how many plays, seats, "
-                        "tricks and scores match")
-    parser.add_argument("--from-truth", action="store_true",
-                        help="the source is a simulated clip.json: track its ground-truth detections")
+    add_source_option(
+        parser,
+        positional_alias=True,
+        help="camera index (0), video file, stream URL, detection stream "
+        "(.jsonl/.json), or with --from-truth a simulated clip's clip.json",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print {events, record, result} as JSON"
+    )
+    parser.add_argument(
+        "--ground-truth",
+        metavar="FILE",
+        help="a simulated clip's clip.json: also report how many plays, seats, "
+        "tricks and scores match",
+    )
+    parser.add_argument(
+        "--from-truth",
+        action="store_true",
+        help="the source is a simulated clip.json: track its ground-truth detections",
+    )
     noise = parser.add_argument_group("noise (for detection streams and --from-truth)")
-    noise.add_argument("--noise", action="store_true",
-                       help="degrade detections like the tracker's benchmark: 30%% frames dropped, 5%% misreads, "
-                       "ghost cards, hands covering cards")
-    for name, what in (("drop", "share of frames dropped"), ("misread", "share of reads wrong"),
-                       ("spurious", "chance per frame of a one-frame ghost card"),
-                       ("cover", "chance per frame that a hand starts covering cards")):
+    noise.add_argument(
+        "--noise",
+        action="store_true",
+        help="degrade detections like the tracker's benchmark: 30%% frames dropped, 5%% misreads, "
+        "ghost cards, hands covering cards",
+    )
+    for name, what in (
+        ("drop", "share of frames dropped"),
+        ("misread", "share of reads wrong"),
+        ("spurious", "chance per frame of a one-frame ghost card"),
+        ("cover", "chance per frame that a hand starts covering cards"),
+    ):
         noise.add_argument(f"--{name}", type=float, metavar="P", help=what)
     noise.add_argument("--seed", type=int, default=0, help="seed of the noise (default 0)")
     table = parser.add_argument_group("table")
-    table.add_argument("--fps", type=float,
-                       help=f"frames per second of the source (default: the source's, else {DEFAULT_FPS:g})")
-    table.add_argument("--geometry", metavar="FILE",
-                       help="table geometry JSON (play area, seat sides); default: centred play area")
+    table.add_argument(
+        "--fps",
+        type=float,
+        help=f"frames per second of the source (default: the source's, else {DEFAULT_FPS:g})",
+    )
+    table.add_argument(
+        "--geometry",
+        metavar="FILE",
+        help="table geometry JSON (play area, seat sides); default: centred play area",
+    )
     add_seat_options(table)
-    add_rules_option(table, what="score under these rules (default: the ground truth's, else "
-                     "tournament rules)")
+    add_rules_option(
+        table, what="score under these rules (default: the ground truth's, else tournament rules)"
+    )
     table.add_argument("--model", help="card reader model folder or name (video sources)")
     parser.set_defaults(handler=run)
 
@@ -140,8 +163,11 @@ def _noise(args: argparse.Namespace) -> Any:
 
     from scorekeeper.tracking.noise import Noise
 
-    given = {name: getattr(args, name) for name in ("drop", "misread", "spurious", "cover")
-             if getattr(args, name) is not None}
+    given = {
+        name: getattr(args, name)
+        for name in ("drop", "misread", "spurious", "cover")
+        if getattr(args, name) is not None
+    }
     for name, value in given.items():
         if not 0.0 <= value <= 1.0:
             raise SourceError(f"--{name} {value}: give a share between 0 and 1")
@@ -173,7 +199,9 @@ def _read_truth(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise SourceError(f"no such ground truth file {str(path)!r}: give a simulated clip's clip.json") from None
+        raise SourceError(
+            f"no such ground truth file {str(path)!r}: give a simulated clip's clip.json"
+        ) from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise SourceError(f"cannot read ground truth {str(path)!r}: {error}") from None
     if not isinstance(data, dict) or not isinstance(data.get("record"), dict):
@@ -210,7 +238,9 @@ def _video_detections(args: argparse.Namespace) -> tuple[float | None, Iterator[
         from scorekeeper.vision.reader import CardReader
     except ImportError as error:
         capture.close()
-        raise SourceError(f"the card reader is not installed ({error}): track a detection stream instead") from None
+        raise SourceError(
+            f"the card reader is not installed ({error}): track a detection stream instead"
+        ) from None
     reader = CardReader(args.model)
     fps = capture.fps()
 
@@ -233,8 +263,10 @@ def _account(tracked: Any, comparison: Any, *, fps: float, seconds: float) -> st
     speed = tracked.frames / seconds if seconds > 0 else float("inf")
     line = f"Tracked {tracked.frames} frames at {speed:,.0f} frames/s"
     if delays:
-        line += (f"; a play was announced {sum(delays) / len(delays) / fps:.2f} s after the card "
-                 "settled (mean)")
+        line += (
+            f"; a play was announced {sum(delays) / len(delays) / fps:.2f} s after the card "
+            "settled (mean)"
+        )
     lines.append(line)
     if comparison is not None:
         lines.append(f"Against the ground truth: {comparison.summary()}")

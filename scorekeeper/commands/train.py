@@ -19,33 +19,75 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="build the card reader's models (needs the train extra)",
         description="Build data, train both stages of the card reader, export ONNX, measure.",
     )
-    parser.add_argument("--data", type=Path, default=Path("data/scorekeeper"), metavar="DIR",
-                        help="where the synthetic sets go (default: data/scorekeeper)")
-    parser.add_argument("--runs", type=Path, default=Path("runs/scorekeeper"), metavar="DIR",
-                        help="where training runs and checkpoints go (default: runs/scorekeeper)")
-    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
-                        help="model folder to write (default: models/sueca-reader)")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=Path("data/scorekeeper"),
+        metavar="DIR",
+        help="where the synthetic sets go (default: data/scorekeeper)",
+    )
+    parser.add_argument(
+        "--runs",
+        type=Path,
+        default=Path("runs/scorekeeper"),
+        metavar="DIR",
+        help="where training runs and checkpoints go (default: runs/scorekeeper)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="model folder to write (default: models/sueca-reader)",
+    )
     parser.add_argument("--images", type=int, default=3000, metavar="N", help="scenes to render")
-    parser.add_argument("--faces", type=Path, action="append", default=None, metavar="DIR",
-                        help="face pack folder (repeatable; default: ../shared/card-faces/*)")
+    parser.add_argument(
+        "--faces",
+        type=Path,
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="face pack folder (repeatable; default: ../shared/card-faces/*)",
+    )
     parser.add_argument("--det-epochs", type=int, default=10, metavar="E")
     parser.add_argument("--cls-epochs", type=int, default=12, metavar="E")
     parser.add_argument("--imgsz", type=int, default=320, help="detector training size")
     parser.add_argument("--batch", type=int, default=16, help="detector batch")
     parser.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--realcards", type=Path, default=None, metavar="DIR",
-                        help="labelled real photos to measure on (default: ../shared/realcards-dev)")
-    parser.add_argument("--video", type=Path, default=None, metavar="DIR",
-                        help="a 'scorekeeper dataset video' folder: its index crops and the hard "
-                        "negatives the current detector finds there also train the classifier, "
-                        "and tiles of its frames the detector")
-    parser.add_argument("--video-tiles", type=int, default=6000, metavar="N",
-                        help="deal-video tiles in the detector's data (default 6000)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue an interrupted run, or start from the model's checkpoints")
-    parser.add_argument("--steps", default=",".join(_steps()),
-                        help="comma-separated subset of: " + ", ".join(_steps()))
+    parser.add_argument(
+        "--realcards",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="labelled real photos to measure on (default: ../shared/realcards-dev)",
+    )
+    parser.add_argument(
+        "--video",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a 'scorekeeper dataset video' folder: its index crops and the hard "
+        "negatives the current detector finds there also train the classifier, "
+        "and tiles of its frames the detector",
+    )
+    parser.add_argument(
+        "--video-tiles",
+        type=int,
+        default=6000,
+        metavar="N",
+        help="deal-video tiles in the detector's data (default 6000)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run, or start from the model's checkpoints",
+    )
+    parser.add_argument(
+        "--steps",
+        default=",".join(_steps()),
+        help="comma-separated subset of: " + ", ".join(_steps()),
+    )
     parser.set_defaults(handler=run)
 
 
@@ -75,8 +117,13 @@ def run(args: argparse.Namespace) -> int:
         images=args.images,
         faces=args.faces if args.faces is not None else default_faces(),
         seed=args.seed,
-        detector=DetectorRecipe(epochs=args.det_epochs, imgsz=args.imgsz, batch=args.batch,
-                                device=args.device, seed=args.seed),
+        detector=DetectorRecipe(
+            epochs=args.det_epochs,
+            imgsz=args.imgsz,
+            batch=args.batch,
+            device=args.device,
+            seed=args.seed,
+        ),
         classifier=ClassifierRecipe(epochs=args.cls_epochs, device=args.device, seed=args.seed),
         realcards=realcards if realcards.is_dir() else None,
         resume=args.resume,

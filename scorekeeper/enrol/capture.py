@@ -89,24 +89,38 @@ def capture_deck(
     collection = Collection()
     resumed = _resume_partial(collection, name, root=root)
     if resumed:
-        log(f"continuing deck {name!r}: {resumed} cards kept from last time — "
-            f"{collection.progress()}")
+        log(
+            f"continuing deck {name!r}: {resumed} cards kept from last time — "
+            f"{collection.progress()}"
+        )
 
     def save(allow_partial: bool) -> Path:
-        return save_face_pack(collection, name, allow_partial=allow_partial, replace=replace, root=root)
+        return save_face_pack(
+            collection, name, allow_partial=allow_partial, replace=replace, root=root
+        )
 
     server: Any = None
     enrol_session: Any = None
     if page:
-        server, enrol_session = _start_page(collection, save, name=name, host=host, port=port,
-                                            pin=pin, log=log)
+        server, enrol_session = _start_page(
+            collection, save, name=name, host=host, port=port, pin=pin, log=log
+        )
     try:
+
         def read(face: np.ndarray) -> Any:
             return read_face(reader, face, doubt_below=doubt_below, use_detector=use_detector)
 
         if spec.camera_index is not None:
-            _from_video(spec, collection, read, live=True, sample_fps=sample_fps, log=log,
-                        stop=stop or _typed_q, doubt_below=doubt_below)
+            _from_video(
+                spec,
+                collection,
+                read,
+                live=True,
+                sample_fps=sample_fps,
+                log=log,
+                stop=stop or _typed_q,
+                doubt_below=doubt_below,
+            )
         elif path.is_dir():
             photos = sorted(p for p in path.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES)
             if not photos:
@@ -120,8 +134,16 @@ def capture_deck(
         elif path.is_file() and path.suffix.lower() in PHOTO_SUFFIXES:
             _from_photo(path, collection, read, log=log, strict=True)
         elif spec.is_url or path.is_file():
-            _from_video(spec, collection, read, live=False, sample_fps=sample_fps, log=log,
-                        stop=stop or (lambda: False), doubt_below=doubt_below)
+            _from_video(
+                spec,
+                collection,
+                read,
+                live=False,
+                sample_fps=sample_fps,
+                log=log,
+                stop=stop or (lambda: False),
+                doubt_below=doubt_below,
+            )
         else:
             raise SourceError(
                 f"no such file or folder {source!r}: "
@@ -137,13 +159,16 @@ def capture_deck(
                 log(f"kept the reader's guesses for {settled} doubtful cards")
         elif interactive:
             with tempfile.TemporaryDirectory(prefix="scorekeeper-enrol-") as review:
-                confirm_in_terminal(collection, ask=ask, say=log,
-                                    show=lambda s: _write_review(s, Path(review)))
+                confirm_in_terminal(
+                    collection, ask=ask, say=log, show=lambda s: _write_review(s, Path(review))
+                )
         else:
             dropped = collection.drop_doubtful()
             if dropped:
-                log(f"left out {dropped} doubtful cards: confirm them interactively or accept the "
-                    "reader's guesses")
+                log(
+                    f"left out {dropped} doubtful cards: confirm them interactively or accept the "
+                    "reader's guesses"
+                )
         log(collection.summary())
         if not collection.complete:
             _keep_partial(collection, name, root=root)
@@ -165,8 +190,9 @@ def capture_deck(
 # -- sources ---------------------------------------------------------------------------------------
 
 
-def _from_photo(path: Path, collection: Collection, read: Callable[[np.ndarray], Any], *,
-                log: Log, strict: bool) -> None:
+def _from_photo(
+    path: Path, collection: Collection, read: Callable[[np.ndarray], Any], *, log: Log, strict: bool
+) -> None:
     image = cv2.imread(str(path), cv2.IMREAD_COLOR)
     if image is None:
         if strict:
@@ -177,7 +203,9 @@ def _from_photo(path: Path, collection: Collection, read: Callable[[np.ndarray],
     if not faces:
         log(f"{path.name}: no card found (cards apart, on a darker table, all of each in view)")
     for number, (_outline, face) in enumerate(faces, start=1):
-        collection.add(face, read(face), origin=f"{path.name} card {number}", sharpness=sharpness(face))
+        collection.add(
+            face, read(face), origin=f"{path.name} card {number}", sharpness=sharpness(face)
+        )
     if faces:
         log(f"{path.name}: {len(faces)} cards — {collection.progress()}")
 
@@ -212,22 +240,38 @@ def _frames(spec: SourceSpec, *, sample_fps: float, live: bool) -> Iterator[tupl
                 yield index, image
             index += 1
         if got == 0:
-            raise SourceError(f"cannot read {spec.describe()}: it gave no frames (a broken or empty file?)")
+            raise SourceError(
+                f"cannot read {spec.describe()}: it gave no frames (a broken or empty file?)"
+            )
     finally:
         capture.release()
 
 
-def _from_video(spec: SourceSpec, collection: Collection, read: Callable[[np.ndarray], Any], *,
-                live: bool, sample_fps: float, log: Log, stop: Callable[[], bool],
-                doubt_below: float) -> None:
-    tracker = ViewTracker(collection, max_gap=max(2, round(2 * sample_fps)), doubt_below=doubt_below)
+def _from_video(
+    spec: SourceSpec,
+    collection: Collection,
+    read: Callable[[np.ndarray], Any],
+    *,
+    live: bool,
+    sample_fps: float,
+    log: Log,
+    stop: Callable[[], bool],
+    doubt_below: float,
+) -> None:
+    tracker = ViewTracker(
+        collection, max_gap=max(2, round(2 * sample_fps)), doubt_below=doubt_below
+    )
     if live:
-        log(f"show the cards to {spec.describe()} a few at a time, apart; take them away to "
-            "register them; q and Enter (or Ctrl-C) to stop")
+        log(
+            f"show the cards to {spec.describe()} a few at a time, apart; take them away to "
+            "register them; q and Enter (or Ctrl-C) to stop"
+        )
     shown = ""
     try:
         for index, image in _frames(spec, sample_fps=sample_fps, live=live):
-            views = [(outline, face, read(face), sharpness(face)) for outline, face in flat_faces(image)]
+            views = [
+                (outline, face, read(face), sharpness(face)) for outline, face in flat_faces(image)
+            ]
             tracker.update(index, views)
             pending = tracker.open_cards()
             line = collection.progress(pending=pending)
@@ -262,8 +306,16 @@ def _write_review(sighting: Sighting, folder: Path) -> str:
     return str(path)
 
 
-def _start_page(collection: Collection, save: Callable[[bool], Path], *, name: str, host: str,
-                port: int, pin: str | None, log: Log) -> tuple[Any, Any]:
+def _start_page(
+    collection: Collection,
+    save: Callable[[bool], Path],
+    *,
+    name: str,
+    host: str,
+    port: int,
+    pin: str | None,
+    log: Log,
+) -> tuple[Any, Any]:
     from scorekeeper.enrol.page import EnrolSession, create_enrol_app
     from scorekeeper.web.server import make_page_server
     from scorekeeper.web.table_pin import check_pin, new_pin
@@ -278,7 +330,9 @@ def _start_page(collection: Collection, save: Callable[[bool], Path], *, name: s
 
 def _wait_for_page(enrol: Any, collection: Collection, *, log: Log) -> Path:
     doubtful = len(collection.doubtful())
-    log(f"confirm {doubtful} doubtful cards and press 'Guardar baralho' on the page; Ctrl-C to stop")
+    log(
+        f"confirm {doubtful} doubtful cards and press 'Guardar baralho' on the page; Ctrl-C to stop"
+    )
     try:
         while not enrol.done.wait(0.5):
             pass
@@ -305,7 +359,9 @@ def _partial_folder(name: str, root: str | os.PathLike[str] | None) -> Path:
     return _partial_root(root) / name
 
 
-def _keep_partial(collection: Collection, name: str, *, root: str | os.PathLike[str] | None) -> None:
+def _keep_partial(
+    collection: Collection, name: str, *, root: str | os.PathLike[str] | None
+) -> None:
     if not collection.faces():
         return
     save_face_pack(collection, name, allow_partial=True, replace=True, root=_partial_root(root))
@@ -315,7 +371,9 @@ def _forget_partial(name: str, *, root: str | os.PathLike[str] | None) -> None:
     shutil.rmtree(_partial_folder(name, root), ignore_errors=True)
 
 
-def _resume_partial(collection: Collection, name: str, *, root: str | os.PathLike[str] | None) -> int:
+def _resume_partial(
+    collection: Collection, name: str, *, root: str | os.PathLike[str] | None
+) -> int:
     folder = _partial_folder(name, root)
     if not folder.is_dir():
         return 0
@@ -327,7 +385,11 @@ def _resume_partial(collection: Collection, name: str, *, root: str | os.PathLik
             continue
         certain = np.zeros(len(DECK), np.float32)
         certain[card.index] = 1.0
-        collection.add(face, reading_from_probs(certain), origin="kept from last time",
-                       sharpness=sharpness(face))
+        collection.add(
+            face,
+            reading_from_probs(certain),
+            origin="kept from last time",
+            sharpness=sharpness(face),
+        )
         kept += 1
     return kept

@@ -58,11 +58,18 @@ class Collection:
     sightings: list[Sighting] = field(default_factory=list)
     _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
 
-    def add(self, face: np.ndarray, reading: Reading, *, origin: str,
-            sharpness: float = 0.0) -> Sighting:
+    def add(
+        self, face: np.ndarray, reading: Reading, *, origin: str, sharpness: float = 0.0
+    ) -> Sighting:
         with self._lock:
-            sighting = Sighting(id=len(self.sightings), face=face, reading=reading, origin=origin,
-                                sharpness=sharpness, card=reading.card)
+            sighting = Sighting(
+                id=len(self.sightings),
+                face=face,
+                reading=reading,
+                origin=origin,
+                sharpness=sharpness,
+                card=reading.card,
+            )
             self.sightings.append(sighting)
             return sighting
 
@@ -199,22 +206,38 @@ class ViewTracker:
     a card slid across the table, and risks joining two neighbouring cards.
     """
 
-    def __init__(self, collection: Collection, *, max_gap: int = 15, reach: float = 0.5,
-                 doubt_below: float = DOUBT_BELOW) -> None:
+    def __init__(
+        self,
+        collection: Collection,
+        *,
+        max_gap: int = 15,
+        reach: float = 0.5,
+        doubt_below: float = DOUBT_BELOW,
+    ) -> None:
         self.collection = collection
         self.max_gap = max_gap
         self.reach = reach
         self.doubt_below = doubt_below
         self._tracks: list[_Track] = []
 
-    def update(self, frame_index: int,
-               views: list[tuple[Outline, np.ndarray, Reading, float]]) -> list[Sighting]:
+    def update(
+        self, frame_index: int, views: list[tuple[Outline, np.ndarray, Reading, float]]
+    ) -> list[Sighting]:
         free = list(self._tracks)
         for outline, face, reading, sharp in views:
             track = self._nearest(outline, free)
             if track is None:
-                self._tracks.append(_Track(frame_index, frame_index, outline, [reading], face, sharp,
-                                           sharp * reading.confidence))
+                self._tracks.append(
+                    _Track(
+                        frame_index,
+                        frame_index,
+                        outline,
+                        [reading],
+                        face,
+                        sharp,
+                        sharp * reading.confidence,
+                    )
+                )
                 continue
             free.remove(track)
             track.last, track.outline = frame_index, outline
@@ -248,5 +271,9 @@ class ViewTracker:
     def _close(self, track: _Track) -> Sighting:
         self._tracks.remove(track)
         reading = pool_readings(track.readings, doubt_below=self.doubt_below)
-        origin = f"frame {track.first}" if track.first == track.last else f"frames {track.first}-{track.last}"
+        origin = (
+            f"frame {track.first}"
+            if track.first == track.last
+            else f"frames {track.first}-{track.last}"
+        )
         return self.collection.add(track.face, reading, origin=origin, sharpness=track.sharpness)

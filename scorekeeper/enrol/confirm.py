@@ -42,8 +42,10 @@ def confirm_in_terminal(
     for number, sighting in enumerate(doubtful, start=1):
         hint = show(sighting) if show is not None else None
         where = f" — {hint}" if hint else ""
-        say(f"[{number}/{len(doubtful)}] card {sighting.id} ({sighting.origin}){where}: "
-            f"leio {sighting.reading.describe()}")
+        say(
+            f"[{number}/{len(doubtful)}] card {sighting.id} ({sighting.origin}){where}: "
+            f"leio {sighting.reading.describe()}"
+        )
         while True:
             try:
                 answer = ask(PROMPT).strip()

@@ -48,8 +48,9 @@ CORNERS: tuple[str, ...] = ("top-left", "bottom-right", "top-right", "bottom-lef
 class IndexReader(Protocol):
     """What enrolment needs of a card reader (:class:`scorekeeper.vision.reader.CardReader`)."""
 
-    def detect_indices(self, frame_bgr: np.ndarray, *, conf: float | None = None
-                       ) -> tuple[np.ndarray, np.ndarray]: ...
+    def detect_indices(
+        self, frame_bgr: np.ndarray, *, conf: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]: ...
 
     def crop(self, frame_bgr: np.ndarray, box: Box) -> np.ndarray: ...
 
@@ -77,8 +78,9 @@ class Reading:
         return f"{self.card.notation} {self.confidence:.0%}" + (f" ({others})" if others else "")
 
 
-def reading_from_probs(probs: np.ndarray, *, corners_agree: bool = True,
-                       doubt_below: float = DOUBT_BELOW) -> Reading:
+def reading_from_probs(
+    probs: np.ndarray, *, corners_agree: bool = True, doubt_below: float = DOUBT_BELOW
+) -> Reading:
     """A reading from 40 card probabilities (normalised here)."""
     p = np.asarray(probs, np.float64)[: len(DECK)].clip(min=0)
     total = float(p.sum())
@@ -112,8 +114,7 @@ def corner_vote(probs: np.ndarray) -> tuple[np.ndarray, float]:
     return pooled / pooled.sum(), float(weights.mean())
 
 
-def combine_corners(corners: dict[str, np.ndarray], *,
-                    doubt_below: float = DOUBT_BELOW) -> Reading:
+def combine_corners(corners: dict[str, np.ndarray], *, doubt_below: float = DOUBT_BELOW) -> Reading:
     """One reading from each corner's crop probabilities (name -> N x 41)."""
     votes = {name: corner_vote(probs) for name, probs in corners.items()}
     pooled = np.zeros(len(DECK))
@@ -127,7 +128,9 @@ def combine_corners(corners: dict[str, np.ndarray], *,
     if total == 0:
         pooled[:] = 1.0
     main_votes = [votes[n] for n in CORNERS[:2] if n in votes and votes[n][1] > 0.2]
-    agree = len(main_votes) == 2 and int(np.argmax(main_votes[0][0])) == int(np.argmax(main_votes[1][0]))
+    agree = len(main_votes) == 2 and int(np.argmax(main_votes[0][0])) == int(
+        np.argmax(main_votes[1][0])
+    )
     return reading_from_probs(pooled, corners_agree=agree, doubt_below=doubt_below)
 
 
@@ -154,7 +157,9 @@ def fixed_crops(reader: IndexReader, face: np.ndarray) -> dict[str, list[np.ndar
     for corner in CORNERS:
         source = turned if corner.startswith("bottom") else face
         right = corner in ("top-right", "bottom-left")
-        crops[corner] = [reader.crop(source, box) for box in corner_boxes(width, height, right=right)]
+        crops[corner] = [
+            reader.crop(source, box) for box in corner_boxes(width, height, right=right)
+        ]
     return crops
 
 
@@ -162,12 +167,13 @@ def detected_crops(reader: IndexReader, face: np.ndarray) -> dict[str, list[np.n
     """The classifier's crops of the indices the detector finds in each corner of the face."""
     height, width = face.shape[:2]
     scale = DETECTOR_FACE_HEIGHT / height
-    small = cv2.resize(face, (max(1, round(width * scale)), DETECTOR_FACE_HEIGHT),
-                       interpolation=cv2.INTER_AREA)
+    small = cv2.resize(
+        face, (max(1, round(width * scale)), DETECTOR_FACE_HEIGHT), interpolation=cv2.INTER_AREA
+    )
     side = 2 * DETECTOR_FACE_HEIGHT
     frame = np.full((side, side, 3), 114, np.uint8)
     top, left = (side - small.shape[0]) // 2, (side - small.shape[1]) // 2
-    frame[top: top + small.shape[0], left: left + small.shape[1]] = small
+    frame[top : top + small.shape[0], left : left + small.shape[1]] = small
     boxes, _scores = reader.detect_indices(frame)
     crops: dict[str, list[np.ndarray]] = {corner: [] for corner in CORNERS}
     zx, zy = CORNER_ZONE
@@ -190,8 +196,13 @@ def detected_crops(reader: IndexReader, face: np.ndarray) -> dict[str, list[np.n
     return crops
 
 
-def read_face(reader: IndexReader, face: np.ndarray, *, doubt_below: float = DOUBT_BELOW,
-              use_detector: bool = True) -> Reading:
+def read_face(
+    reader: IndexReader,
+    face: np.ndarray,
+    *,
+    doubt_below: float = DOUBT_BELOW,
+    use_detector: bool = True,
+) -> Reading:
     """Name one flat, upright-ish face (BGR). ``use_detector=False`` skips the detector pass: about
     ten times faster, and blind to decks that print their indices away from the usual place."""
     crops = fixed_crops(reader, face)
@@ -215,5 +226,6 @@ def pool_readings(readings: Sequence[Reading], *, doubt_below: float = DOUBT_BEL
     mean = np.mean([r.probs for r in readings], axis=0)
     best = DECK[int(np.argmax(mean))]
     agreeing = sum(1 for r in readings if r.corners_agree and r.card == best)
-    return reading_from_probs(mean, corners_agree=2 * agreeing >= len(readings),
-                              doubt_below=doubt_below)
+    return reading_from_probs(
+        mean, corners_agree=2 * agreeing >= len(readings), doubt_below=doubt_below
+    )

@@ -129,7 +129,9 @@ def _refine(rough: np.ndarray, points: np.ndarray) -> np.ndarray:
         rel = points - a
         along = rel @ direction
         across = np.abs(rel @ normal)
-        near = points[(along > 0.15 * length) & (along < 0.85 * length) & (across < 0.04 * length + 2)]
+        near = points[
+            (along > 0.15 * length) & (along < 0.85 * length) & (across < 0.04 * length + 2)
+        ]
         if len(near) < 2:
             lines.append((a, direction))
             continue
@@ -164,8 +166,9 @@ def _order(quad: np.ndarray) -> np.ndarray:
     return q
 
 
-def _card_outline(contour: np.ndarray, shape: tuple[int, int], *,
-                  aspect_range: tuple[float, float]) -> tuple[Outline, float] | None:
+def _card_outline(
+    contour: np.ndarray, shape: tuple[int, int], *, aspect_range: tuple[float, float]
+) -> tuple[Outline, float] | None:
     """The blob's outline and a score (fill), or None when it is not card-shaped."""
     h, w = shape
     area = float(cv2.contourArea(contour))
@@ -190,8 +193,9 @@ def _card_outline(contour: np.ndarray, shape: tuple[int, int], *,
     return outline, fill
 
 
-def find_outlines(image_bgr: np.ndarray, *,
-                  aspect_range: tuple[float, float] = ASPECT_RANGE) -> list[Outline]:
+def find_outlines(
+    image_bgr: np.ndarray, *, aspect_range: tuple[float, float] = ASPECT_RANGE
+) -> list[Outline]:
     """Every card-shaped bright blob in a BGR photo, once each, top to bottom then left to right."""
     if image_bgr.ndim != 3 or image_bgr.shape[2] != 3:
         raise ValueError(f"expected an H x W x 3 BGR image, got shape {image_bgr.shape}")
@@ -226,8 +230,9 @@ def _same_card(a: Outline, b: Outline) -> bool:
     return float(np.hypot(ax - bx, ay - by)) < 0.3 * min(a.sides[0], b.sides[0])
 
 
-def warp_flat(image_bgr: np.ndarray, outline: Outline, *,
-              size: tuple[int, int] = FLAT_SIZE) -> np.ndarray:
+def warp_flat(
+    image_bgr: np.ndarray, outline: Outline, *, size: tuple[int, int] = FLAT_SIZE
+) -> np.ndarray:
     """The card inside ``outline`` seen from straight above, ``size`` (width, height), BGR."""
     width, height = size
     # A card much bigger than the output would alias if warped straight down: warp it at a
@@ -236,8 +241,9 @@ def warp_flat(image_bgr: np.ndarray, outline: Outline, *,
     w, h = width * scale, height * scale
     target = np.array([(0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1)], np.float32)
     matrix = cv2.getPerspectiveTransform(outline.corners.astype(np.float32), target)
-    flat = cv2.warpPerspective(image_bgr, matrix, (w, h), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
+    flat = cv2.warpPerspective(
+        image_bgr, matrix, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     if scale > 1:
         flat = cv2.resize(flat, (width, height), interpolation=cv2.INTER_AREA)
     return flat

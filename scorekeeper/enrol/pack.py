@@ -26,9 +26,15 @@ from scorekeeper.synth import SynthError
 from scorekeeper.synth.faces import FacePack, pack_file_name
 
 __all__ = [
-    "check_deck_name", "decks_dir", "import_face_pack", "is_face_pack", "load_face_pack",
-    "save_face_pack", "user_data_dir",
+    "check_deck_name",
+    "decks_dir",
+    "import_face_pack",
+    "is_face_pack",
+    "load_face_pack",
+    "save_face_pack",
+    "user_data_dir",
 ]
+
 
 def check_deck_name(name: str) -> str:
     """``name`` if it may name a deck, else :class:`EnrolError` saying what is allowed."""

@@ -184,15 +184,17 @@ def _http_error(exc: HTTPException) -> Response | HTTPException:
     return exc
 
 
-def create_enrol_app(enrol: EnrolSession, *, pin: str | None,
-                     test_config: Mapping[str, Any] | None = None) -> Flask:
+def create_enrol_app(
+    enrol: EnrolSession, *, pin: str | None, test_config: Mapping[str, Any] | None = None
+) -> Flask:
     """An app serving only the enrolment page for ``enrol``, writes guarded by ``pin``."""
     from scorekeeper.paths import web_assets_dir
     from scorekeeper.web.headers import install_security_headers
 
     assets = web_assets_dir()
-    app = Flask(__name__, template_folder=str(assets / "templates"),
-                static_folder=str(assets / "static"))
+    app = Flask(
+        __name__, template_folder=str(assets / "templates"), static_folder=str(assets / "static")
+    )
     app.config.from_mapping(PIN=pin, PIN_TRIES=5, PIN_LOCKOUT=60.0, MAX_CONTENT_LENGTH=1 << 16)
     if test_config is not None:
         app.config.update(test_config)

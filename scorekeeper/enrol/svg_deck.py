@@ -48,8 +48,16 @@ small rendering never cuts an edge off; the exact card is found again in the lar
 RSVG = "rsvg-convert"
 
 _RANK_IDS = {
-    Rank.ACE: "1", Rank.KING: "king", Rank.QUEEN: "queen", Rank.JACK: "jack",
-    Rank.SEVEN: "7", Rank.SIX: "6", Rank.FIVE: "5", Rank.FOUR: "4", Rank.THREE: "3", Rank.TWO: "2",
+    Rank.ACE: "1",
+    Rank.KING: "king",
+    Rank.QUEEN: "queen",
+    Rank.JACK: "jack",
+    Rank.SEVEN: "7",
+    Rank.SIX: "6",
+    Rank.FIVE: "5",
+    Rank.FOUR: "4",
+    Rank.THREE: "3",
+    Rank.TWO: "2",
 }
 _SUIT_IDS = {Suit.COPAS: "heart", Suit.ESPADAS: "spade", Suit.OUROS: "diamond", Suit.PAUS: "club"}
 
@@ -86,8 +94,9 @@ class _Region:
     height: float
 
 
-def svg_deck_faces(source: str | os.PathLike[str], *,
-                   face_height: int = FACE_HEIGHT) -> dict[Card, np.ndarray]:
+def svg_deck_faces(
+    source: str | os.PathLike[str], *, face_height: int = FACE_HEIGHT
+) -> dict[Card, np.ndarray]:
     """The 40 Sueca faces of the SVG deck ``source`` (BGRA, ``face_height`` tall), by card.
 
     A card whose element is missing or renders empty raises :class:`EnrolError` naming it.
@@ -114,7 +123,9 @@ def import_svg_deck(
     return save_face_pack(svg_deck_faces(source), name, replace=replace, root=root)
 
 
-def _render_card(program: str, source: Path, element: str, scratch: Path, face_height: int) -> np.ndarray:
+def _render_card(
+    program: str, source: Path, element: str, scratch: Path, face_height: int
+) -> np.ndarray:
     probe = _run(program, source, element, scratch / "probe.png", ["--height", str(PROBE_HEIGHT)])
     region = _card_region(probe, element, source)
     # The whole element at the scale that makes the card face_height tall; only the card's region
@@ -127,17 +138,28 @@ def _render_card(program: str, source: Path, element: str, scratch: Path, face_h
     top = region.top * full_h - margin
     page_w = region.width * full_w + 2 * margin
     page_h = region.height * full_h + 2 * margin
-    large = _run(program, source, element, scratch / "card.png", [
-        "--width", f"{full_w:.3f}", "--height", f"{full_h:.3f}",
-        f"--left={-left:.3f}", f"--top={-top:.3f}",
-        f"--page-width={page_w:.0f}", f"--page-height={page_h:.0f}",
-    ])
+    large = _run(
+        program,
+        source,
+        element,
+        scratch / "card.png",
+        [
+            "--width",
+            f"{full_w:.3f}",
+            "--height",
+            f"{full_h:.3f}",
+            f"--left={-left:.3f}",
+            f"--top={-top:.3f}",
+            f"--page-width={page_w:.0f}",
+            f"--page-height={page_h:.0f}",
+        ],
+    )
     x, y, w, h, blob = _largest_blob(large)
     if w == 0:
         raise EnrolError(f"card {element!r} of {source} renders empty: is it a KDE card deck?")
-    face = large[y:y + h, x:x + w].copy()
+    face = large[y : y + h, x : x + w].copy()
     # Keep the card's own soft edge, drop shadows and neighbours outside it.
-    keep = cv2.dilate(blob[y:y + h, x:x + w], np.ones((5, 5), np.uint8))
+    keep = cv2.dilate(blob[y : y + h, x : x + w], np.ones((5, 5), np.uint8))
     face[:, :, 3][keep == 0] = 0
     if h != face_height:
         width = max(1, round(w * face_height / h))
@@ -146,8 +168,15 @@ def _render_card(program: str, source: Path, element: str, scratch: Path, face_h
 
 
 def _run(program: str, source: Path, element: str, out: Path, sizing: list[str]) -> np.ndarray:
-    command = [program, f"--export-id={element}", "--keep-aspect-ratio", *sizing,
-               "--output", str(out), str(source)]
+    command = [
+        program,
+        f"--export-id={element}",
+        "--keep-aspect-ratio",
+        *sizing,
+        "--output",
+        str(out),
+        str(source),
+    ]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     image = cv2.imread(str(out), cv2.IMREAD_UNCHANGED) if done.returncode == 0 else None
     if image is None or image.ndim != 3 or image.shape[2] != 4:

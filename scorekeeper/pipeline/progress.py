@@ -30,12 +30,16 @@ def describe(
     points = current.points if current is not None else PerTeam()
     if isinstance(event, game.DealStarted):
         if waiting:
-            return (f"Next deal: dealer {who(event.dealer)}, trunfo {event.turned}"
-                    " (match won: it waits for \"Nova partida\" on the page)")
+            return (
+                f"Next deal: dealer {who(event.dealer)}, trunfo {event.turned}"
+                ' (match won: it waits for "Nova partida" on the page)'
+            )
         number = current.number if current is not None else event.deal
         opened = " · a new match" if number == 1 and state.match > 1 else ""
-        return (f"Match {state.match}, deal {number}: "
-                f"dealer {who(event.dealer)}, trunfo {event.turned}{opened}")
+        return (
+            f"Match {state.match}, deal {number}: "
+            f"dealer {who(event.dealer)}, trunfo {event.turned}{opened}"
+        )
     if isinstance(event, game.CardPlayed):
         return f"  vaza {event.trick}: {who(event.seat)} plays {event.card}"
     if isinstance(event, game.TrickGathered):
@@ -51,7 +55,7 @@ def describe(
         return f"  uncertain ({event.reason}): {event.detail}"
     if isinstance(event, game.DealEnded):
         if waiting:
-            return "Deal ended (not counted yet: it waits for \"Nova partida\")"
+            return 'Deal ended (not counted yet: it waits for "Nova partida")'
         riscos = current.riscos if current is not None else PerTeam()
         number = current.number if current is not None else event.deal
         line = (
@@ -60,8 +64,11 @@ def describe(
         )
         winner = state.result.winner
         if winner is not None:
-            then = ('tap "Nova partida" on the page for the next match' if confirm_next_match
-                    else "the next trunfo starts the next match")
+            then = (
+                'tap "Nova partida" on the page for the next match'
+                if confirm_next_match
+                else "the next trunfo starts the next match"
+            )
             line += f"\nMatch {state.match} won by {winner.label}; {then}"
         return line
     return None

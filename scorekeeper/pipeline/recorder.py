@@ -123,7 +123,9 @@ def to_store_events(event: game.Event, *, log: Callable[[], Folded]) -> list[Sto
     if isinstance(event, game.DealStarted):
         return [DealStarted(dealer=event.dealer, turned=event.turned.notation)]
     if isinstance(event, game.DealCorrected):
-        return [DealCorrected(deal=max(len(log().record["deals"]), 1), turned=event.turned.notation)]
+        return [
+            DealCorrected(deal=max(len(log().record["deals"]), 1), turned=event.turned.notation)
+        ]
     if isinstance(event, game.CardPlayed):
         return [CardPlayed(event.card.notation, frame=event.frame)]
     if isinstance(event, game.TrickGathered):
@@ -151,15 +153,22 @@ def _doubt(event: game.Uncertain, folded: Folded) -> DoubtRaised | None:
     """The doubt for the log's current deal, or None: no deal yet, no card to offer, or the same
     doubt already open (a tracker resumed after a restart says it again)."""
     deals = folded.record["deals"]
-    options = [card.notation for card in event.options] or ([event.card.notation] if event.card else [])
+    options = [card.notation for card in event.options] or (
+        [event.card.notation] if event.card else []
+    )
     if not deals or not options:
         return None
     plays: list[str] = deals[-1]["plays"]
     play = event.play
     if play is None and event.card is not None and event.card.notation in plays:
         play = plays.index(event.card.notation) + 1  # each card is played once in a deal
-    doubt = DoubtRaised(deal=len(deals), play=play, reason=event.reason,
-                        options=tuple(dict.fromkeys(options))[:MAX_OPTIONS], frame=event.frame)
+    doubt = DoubtRaised(
+        deal=len(deals),
+        play=play,
+        reason=event.reason,
+        options=tuple(dict.fromkeys(options))[:MAX_OPTIONS],
+        frame=event.frame,
+    )
     same = (doubt.deal, doubt.play, doubt.reason, doubt.options)
     if any((d.deal, d.play, d.reason, d.options) == same for d in folded.current.doubts.values()):
         return None

@@ -87,8 +87,16 @@ class Rank(str, Enum):
 
 
 RANKS: tuple[Rank, ...] = (
-    Rank.ACE, Rank.SEVEN, Rank.KING, Rank.JACK, Rank.QUEEN,
-    Rank.SIX, Rank.FIVE, Rank.FOUR, Rank.THREE, Rank.TWO,
+    Rank.ACE,
+    Rank.SEVEN,
+    Rank.KING,
+    Rank.JACK,
+    Rank.QUEEN,
+    Rank.SIX,
+    Rank.FIVE,
+    Rank.FOUR,
+    Rank.THREE,
+    Rank.TWO,
 )
 """The standard deck's ranks, strongest first: the order of the class ids."""
 SUITS: tuple[Suit, ...] = tuple(Suit)
@@ -162,9 +170,7 @@ def _parse_card(text: str, deck: Deck) -> Card:
             f"unknown card {text!r}: rank {shown!r} is not one of {letters}{hint}"
         )
     if suit_letter not in _SUIT_LETTERS:
-        raise InvalidCardError(
-            f"unknown card {text!r}: suit {suit_letter!r} is not one of H S D C"
-        )
+        raise InvalidCardError(f"unknown card {text!r}: suit {suit_letter!r} is not one of H S D C")
     return Card(Rank(rank_letter), Suit(suit_letter))
 
 
@@ -196,8 +202,12 @@ class Deck:
 
     def __post_init__(self) -> None:
         # Built once: the engine asks for them on every deal.
-        object.__setattr__(self, "cards", tuple(Card(rank, suit) for suit in SUITS for rank in self.ranks))
-        object.__setattr__(self, "cut_cards", tuple(Card(rank, suit) for suit in SUITS for rank in self.cut_ranks))
+        object.__setattr__(
+            self, "cards", tuple(Card(rank, suit) for suit in SUITS for rank in self.ranks)
+        )
+        object.__setattr__(
+            self, "cut_cards", tuple(Card(rank, suit) for suit in SUITS for rank in self.cut_ranks)
+        )
         object.__setattr__(self, "rank_letters", tuple(rank.value for rank in self.readable_ranks))
 
     @property
@@ -217,25 +227,49 @@ class Deck:
 
 
 STANDARD_DECK = Deck(
-    "standard", RANKS, missing_hint=" (8, 9 and 10 are not in the Sueca deck; the Azores deck plays the 10)"
+    "standard",
+    RANKS,
+    missing_hint=" (8, 9 and 10 are not in the Sueca deck; the Azores deck plays the 10)",
 )
 """The Sueca deck of :data:`DECK`: a 52-card pack without its 8s, 9s and 10s."""
 
 AZORES_DECK = Deck(
     "azores",
-    (Rank.ACE, Rank.TEN, Rank.KING, Rank.JACK, Rank.QUEEN, Rank.SIX, Rank.FIVE, Rank.FOUR, Rank.THREE, Rank.TWO),
+    (
+        Rank.ACE,
+        Rank.TEN,
+        Rank.KING,
+        Rank.JACK,
+        Rank.QUEEN,
+        Rank.SIX,
+        Rank.FIVE,
+        Rank.FOUR,
+        Rank.THREE,
+        Rank.TWO,
+    ),
     cut_ranks=(Rank.NINE, Rank.EIGHT, Rank.SEVEN),
 )
 """The Azores deck: the 10 is the manilha instead of the 7, and the trunfo is cut from the 12
 rejected 9s, 8s and 7s."""
 
 _ANY_PLAYED = (
-    Rank.ACE, Rank.SEVEN, Rank.TEN, Rank.KING, Rank.JACK, Rank.QUEEN,
-    Rank.SIX, Rank.FIVE, Rank.FOUR, Rank.THREE, Rank.TWO,
+    Rank.ACE,
+    Rank.SEVEN,
+    Rank.TEN,
+    Rank.KING,
+    Rank.JACK,
+    Rank.QUEEN,
+    Rank.SIX,
+    Rank.FIVE,
+    Rank.FOUR,
+    Rank.THREE,
+    Rank.TWO,
 )
 
 PLAYABLE = Deck(
-    "Sueca", _ANY_PLAYED, missing_hint=" (8 and 9 are not in the Sueca deck: they only show the Azores trunfo)"
+    "Sueca",
+    _ANY_PLAYED,
+    missing_hint=" (8 and 9 are not in the Sueca deck: they only show the Azores trunfo)",
 )
 """Every card some variant plays: what the event log accepts as a play before the engine checks
 the deck."""

@@ -168,7 +168,9 @@ class Deal:
     @property
     def plays(self) -> tuple[Card, ...]:
         """Every card played this deal, in the order played."""
-        return tuple(card for trick in self.tricks for card in trick.cards) + self.current_trick.cards
+        return (
+            tuple(card for trick in self.tricks for card in trick.cards) + self.current_trick.cards
+        )
 
     @property
     def play_count(self) -> int:
@@ -203,12 +205,16 @@ class Deal:
                 f"the same dealer ({seat_label(self.dealer)}) deals again, start a new deal"
             )
         if self.is_complete:
-            raise IllegalPlayError(f"{card} comes after the tenth vaza: the deal is over, start a new deal")
+            raise IllegalPlayError(
+                f"{card} comes after the tenth vaza: the deal is over, start a new deal"
+            )
         if card not in self.deck:
             raise IllegalPlayError(f"{card} is not in the {self.deck.name} deck of this game")
         if card in self.played:
             trick = self._trick_of(card)
-            raise IllegalPlayError(f"{card} was already played in vaza {trick}: each card is played once")
+            raise IllegalPlayError(
+                f"{card} was already played in vaza {trick}: each card is played once"
+            )
         seat = self.to_play
         assert seat is not None  # a deal not complete has a seat to play
         if card == self.turned and seat != self.dealer:

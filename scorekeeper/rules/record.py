@@ -77,19 +77,25 @@ class DealReplay:
 def parse_record(data: Any) -> MatchRecord:
     """Validate the shape of a record (cards, seats, types); the plays are checked by replaying."""
     if not isinstance(data, Mapping):
-        raise RecordError("a match record must be a JSON object with a \"deals\" list")
+        raise RecordError('a match record must be a JSON object with a "deals" list')
     unknown = sorted(set(data) - {"rules", "deals"})
     if unknown:
-        raise RecordError(f"unknown key {unknown[0]!r} in the record: only \"rules\" and \"deals\" are read")
+        raise RecordError(
+            f'unknown key {unknown[0]!r} in the record: only "rules" and "deals" are read'
+        )
     try:
         rules = Rules.from_json(data.get("rules"))
     except ScorekeeperError as error:
         raise RecordError(f"rules: {error}") from None
     deals_data = data.get("deals", [])
     if not isinstance(deals_data, list):
-        raise RecordError("\"deals\" must be a list of deals like {\"dealer\": 0, \"trump\": \"AH\", \"plays\": []}")
+        raise RecordError(
+            '"deals" must be a list of deals like {"dealer": 0, "trump": "AH", "plays": []}'
+        )
     deck = rules.deck.deck
-    deals = tuple(_parse_deal(number, item, deck) for number, item in enumerate(deals_data, start=1))
+    deals = tuple(
+        _parse_deal(number, item, deck) for number, item in enumerate(deals_data, start=1)
+    )
     return MatchRecord(rules=rules, deals=deals)
 
 
@@ -99,27 +105,34 @@ _DEAL_KEYS = ("dealer", "trump", "plays", "dismissed", "thrown_in")
 def _parse_deal(number: int, item: Any, deck: Deck) -> DealRecord:
     where = f"deal {number}"
     if not isinstance(item, Mapping):
-        raise RecordError(f"{where}: must be an object like {{\"dealer\": 0, \"trump\": \"AH\", \"plays\": []}}")
+        raise RecordError(
+            f'{where}: must be an object like {{"dealer": 0, "trump": "AH", "plays": []}}'
+        )
     unknown = sorted(set(item) - set(_DEAL_KEYS))
     if unknown:
-        raise RecordError(f"{where}: unknown key {unknown[0]!r}: a deal has {', '.join(_DEAL_KEYS)}")
+        raise RecordError(
+            f"{where}: unknown key {unknown[0]!r}: a deal has {', '.join(_DEAL_KEYS)}"
+        )
     dealer = item.get("dealer")
     if isinstance(dealer, bool) or dealer not in SEATS:
         raise RecordError(f"{where}: dealer {dealer!r} is not a seat: use 0, 1, 2 or 3")
     if "trump" not in item:
-        raise RecordError(f"{where}: the turned card \"trump\" is missing, e.g. \"trump\": \"AH\"")
+        raise RecordError(f'{where}: the turned card "trump" is missing, e.g. "trump": "AH"')
     turned = _parse_card(item["trump"], f"{where}, turned card", deck)
     plays_data = item.get("plays", [])
     if not isinstance(plays_data, list):
-        raise RecordError(f"{where}: \"plays\" must be a list of cards like [\"2S\", \"3S\"]")
+        raise RecordError(f'{where}: "plays" must be a list of cards like ["2S", "3S"]')
     if len(plays_data) > MAX_PLAYS:
         raise RecordError(f"{where}: {len(plays_data)} plays, but a deal has at most {MAX_PLAYS}")
     plays = tuple(
-        _parse_card(text, f"{where}, play {index}", deck) for index, text in enumerate(plays_data, start=1)
+        _parse_card(text, f"{where}, play {index}", deck)
+        for index, text in enumerate(plays_data, start=1)
     )
     dismissed = _parse_dismissed(item.get("dismissed", []), where)
     thrown_in = _parse_thrown_in(item.get("thrown_in"), where)
-    return DealRecord(dealer=int(dealer), turned=turned, plays=plays, dismissed=dismissed, thrown_in=thrown_in)
+    return DealRecord(
+        dealer=int(dealer), turned=turned, plays=plays, dismissed=dismissed, thrown_in=thrown_in
+    )
 
 
 def _parse_thrown_in(data: Any, where: str) -> ThrowInReason | None:
@@ -135,7 +148,7 @@ def _parse_thrown_in(data: Any, where: str) -> ThrowInReason | None:
 def _parse_dismissed(data: Any, where: str) -> frozenset[tuple[int, int]]:
     example = '"dismissed": [{"trick": 2, "seat": 1}]'
     if not isinstance(data, list):
-        raise RecordError(f"{where}: \"dismissed\" must be a list like {example}")
+        raise RecordError(f'{where}: "dismissed" must be a list like {example}')
     found = set()
     for entry in data:
         if isinstance(entry, Mapping) and set(entry) - {"trick", "seat"}:
@@ -147,8 +160,11 @@ def _parse_dismissed(data: Any, where: str) -> frozenset[tuple[int, int]]:
         trick = entry.get("trick") if isinstance(entry, Mapping) else None
         seat = entry.get("seat") if isinstance(entry, Mapping) else None
         if (
-            isinstance(trick, bool) or not isinstance(trick, int) or not 1 <= trick <= TRICKS_PER_DEAL
-            or isinstance(seat, bool) or seat not in SEATS
+            isinstance(trick, bool)
+            or not isinstance(trick, int)
+            or not 1 <= trick <= TRICKS_PER_DEAL
+            or isinstance(seat, bool)
+            or seat not in SEATS
         ):
             raise RecordError(
                 f"{where}: dismissed renúncia {entry!r} must name a vaza 1-10 and a seat 0-3, "
@@ -182,7 +198,9 @@ def replay(record: MatchRecord) -> tuple[DealReplay, ...]:
                 "and no renúncia ended it: only the last deal may be in progress"
             )
         try:
-            deal = Deal.start(dealer=deal_record.dealer, turned=deal_record.turned, rules=record.rules)
+            deal = Deal.start(
+                dealer=deal_record.dealer, turned=deal_record.turned, rules=record.rules
+            )
         except ScorekeeperError as error:
             raise RecordError(f"deal {number}: {error}") from None
         for index, card in enumerate(deal_record.plays, start=1):
@@ -194,11 +212,19 @@ def replay(record: MatchRecord) -> tuple[DealReplay, ...]:
             try:
                 deal = deal.throw_in(deal_record.thrown_in)
             except ScorekeeperError as error:
-                raise RecordError(f"deal {number}, thrown in ({deal_record.thrown_in.value}): {error}") from None
+                raise RecordError(
+                    f"deal {number}, thrown in ({deal_record.thrown_in.value}): {error}"
+                ) from None
         bonus = score.bonus_for_next(record.rules)
         score = score.after(deal_outcome(deal, dismissed=deal_record.dismissed), record.rules)
         replays.append(
-            DealReplay(number=number, deal=deal, bonus=bonus, score_after=score, dismissed=deal_record.dismissed)
+            DealReplay(
+                number=number,
+                deal=deal,
+                bonus=bonus,
+                score_after=score,
+                dismissed=deal_record.dismissed,
+            )
         )
     return tuple(replays)
 

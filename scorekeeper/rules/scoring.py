@@ -57,7 +57,6 @@ class Ending(str, Enum):
     IN_PROGRESS = "in_progress"
 
 
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DealOutcome:
     """How a deal ends up on the score sheet (so far, for a deal in progress)."""
@@ -132,7 +131,9 @@ class MatchScore:
     def after(self, outcome: DealOutcome, rules: Rules) -> MatchScore:
         """The score once ``outcome`` is settled (unchanged for a deal still in progress)."""
         if not outcome.decided or outcome.thrown_in:
-            return self  # a deal thrown in scores nothing and leaves any tie waiting for the next one
+            return (
+                self  # a deal thrown in scores nothing and leaves any tie waiting for the next one
+            )
         if outcome.tie:
             return MatchScore(self.nos, self.eles, self.pending_ties + 1, self.target)
         gained = outcome.riscos + self.bonus_for_next(rules)
@@ -142,4 +143,3 @@ class MatchScore:
 
     def to_json(self) -> dict[str, int]:
         return {Team.NOS.value: self.nos, Team.ELES.value: self.eles}
-

@@ -44,7 +44,11 @@ def score_sheet(result: MatchResult) -> dict[str, Any]:
             strokes[team.value].extend([number] * deal.riscos[team])
     cross = {
         team: [
-            {"deal": deal, "arm": CROSS_ARMS[game % len(CROSS_ARMS)], "ring": game // len(CROSS_ARMS)}
+            {
+                "deal": deal,
+                "arm": CROSS_ARMS[game % len(CROSS_ARMS)],
+                "ring": game // len(CROSS_ARMS),
+            }
             for game, deal in enumerate(deals)
         ]
         for team, deals in strokes.items()

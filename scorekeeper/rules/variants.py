@@ -126,7 +126,9 @@ class Rules:
         for name in ("target", "renuncia_riscos"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise RulesError(f"{name} {value!r} is not a positive whole number of riscos: {_HINTS[name]}")
+                raise RulesError(
+                    f"{name} {value!r} is not a positive whole number of riscos: {_HINTS[name]}"
+                )
         for name in _SWITCHES:
             value = getattr(self, name)
             if not isinstance(value, bool):
@@ -138,7 +140,7 @@ class Rules:
         if data is None:
             return cls()
         if not isinstance(data, Mapping):
-            raise RulesError(f"rules must be a JSON object like {{\"tie\": \"carry\"}}, not {data!r}")
+            raise RulesError(f'rules must be a JSON object like {{"tie": "carry"}}, not {data!r}')
         known = [f.name for f in fields(cls)]
         unknown = sorted(set(data) - set(known))
         if unknown:
@@ -189,7 +191,10 @@ _ENUMS: dict[str, type[Enum]] = {
     "sheet": SheetStyle,
 }
 _SWITCHES = ("melar", "jogo_abaixo")
-_HINTS = {"target": "use 4, 7 or 10", "renuncia_riscos": "use 4, or 2 where a renúncia loses two games"}
+_HINTS = {
+    "target": "use 4, 7 or 10",
+    "renuncia_riscos": "use 4, or 2 where a renúncia loses two games",
+}
 _DEFAULT_JSON = {f.name: _json_value(f.default) for f in fields(Rules)}
 
 PRESETS: dict[str, Rules] = {

@@ -214,7 +214,11 @@ class DealThrownIn:
             ThrowInReason(self.reason)
         except ValueError:
             choices = ", ".join(reason.value for reason in ThrowInReason)
-            raise StoreError(f"deal thrown in for {self.reason!r}: the reason is one of {choices}") from None
+            raise StoreError(
+                f"deal thrown in for {self.reason!r}: the reason is one of {choices}"
+            ) from None
+
+
 DOUBT_REASONS: dict[str, str] = {
     "missing_card": "a card of the vaza was never read",
     "weak_read": "a card was read only faintly or briefly",
@@ -248,12 +252,18 @@ class DoubtRaised:
         if self.reason not in DOUBT_REASONS:
             raise StoreError(f"doubt reason {self.reason!r}: one of {', '.join(DOUBT_REASONS)}")
         if isinstance(self.options, str | bytes) or not isinstance(self.options, list | tuple):
-            raise StoreError(f'options {self.options!r}: send a list of 1-{MAX_OPTIONS} cards like ["5C", "5S"]')
+            raise StoreError(
+                f'options {self.options!r}: send a list of 1-{MAX_OPTIONS} cards like ["5C", "5S"]'
+            )
         options = tuple(_card(option) for option in self.options)
         if not 1 <= len(options) <= MAX_OPTIONS or len(set(options)) != len(options):
-            raise StoreError(f"options {list(options)}: 1 to {MAX_OPTIONS} different cards, likeliest first")
+            raise StoreError(
+                f"options {list(options)}: 1 to {MAX_OPTIONS} different cards, likeliest first"
+            )
         _set(self, "options", options)
-        if self.frame is not None and (isinstance(self.frame, bool) or not isinstance(self.frame, int)):
+        if self.frame is not None and (
+            isinstance(self.frame, bool) or not isinstance(self.frame, int)
+        ):
             raise StoreError(f"frame {self.frame!r} is not a frame number")
 
 
@@ -278,12 +288,14 @@ MAX_NAME_LENGTH = 24
 
 def _name(value: Any) -> str:
     if not isinstance(value, str):
-        raise StoreError(f"name {value!r} is not text: send the player's name, or \"\" to clear it")
+        raise StoreError(f'name {value!r} is not text: send the player\'s name, or "" to clear it')
     name = " ".join(value.split())  # one line, single spaces
     if any(unicodedata.category(char) in ("Cc", "Cf", "Co", "Cs") for char in name):
         raise StoreError(f"name {value!r} has a control character: use letters, digits and spaces")
     if len(name) > MAX_NAME_LENGTH:
-        raise StoreError(f"name {name!r} is {len(name)} characters long: use at most {MAX_NAME_LENGTH}")
+        raise StoreError(
+            f"name {name!r} is {len(name)} characters long: use at most {MAX_NAME_LENGTH}"
+        )
     return name
 
 
@@ -321,10 +333,21 @@ Event = (
 EVENT_TYPES: dict[str, type[Any]] = {
     cls.kind: cls
     for cls in (
-        DealStarted, CardPlayed, TrickGathered, CardCorrected, DealCorrected, Undone,
-        RenunciaConfirmed, RenunciaDismissed, RulesChanged, MatchStarted, RecordReplaced,
+        DealStarted,
+        CardPlayed,
+        TrickGathered,
+        CardCorrected,
+        DealCorrected,
+        Undone,
+        RenunciaConfirmed,
+        RenunciaDismissed,
+        RulesChanged,
+        MatchStarted,
+        RecordReplaced,
         DealThrownIn,
-        DoubtRaised, DoubtSettled, SeatNamed,
+        DoubtRaised,
+        DoubtSettled,
+        SeatNamed,
     )
 }
 
@@ -341,7 +364,9 @@ class StoredEvent:
 
 def event_to_json(event: Event) -> tuple[str, dict[str, Any]]:
     data = {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
-    return event.kind, {name: list(value) if isinstance(value, tuple) else value for name, value in data.items()}
+    return event.kind, {
+        name: list(value) if isinstance(value, tuple) else value for name, value in data.items()
+    }
 
 
 def event_from_json(kind: str, data: Any) -> Event:

@@ -95,7 +95,9 @@ class Folded:
             if isinstance(event, Undone):
                 _check_undo(stack, event)
                 stack.pop()
-                if starts and starts[-1] == len(stack):  # the undone event started the current match
+                if starts and starts[-1] == len(
+                    stack
+                ):  # the undone event started the current match
                     starts.pop()
                     matches.pop()
                     owned = False
@@ -162,7 +164,9 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
         deals.append({"dealer": event.dealer, "trump": event.turned, "plays": []})
     elif isinstance(event, CardPlayed):
         if not deals:
-            raise StoreError(f"card {event.card}: no deal started yet: start one with its dealer and turned card")
+            raise StoreError(
+                f"card {event.card}: no deal started yet: start one with its dealer and turned card"
+            )
         if "thrown_in" in deals[-1]:
             raise StoreError(
                 f"card {event.card}: deal {len(deals)} was thrown in ({deals[-1]['thrown_in']}): "
@@ -211,7 +215,9 @@ def _apply(matches: list[Match], stored: StoredEvent) -> None:
         matches.append(_next_match(match))
     elif isinstance(event, RecordReplaced):
         # The engine's parser checks the shape, so later events can rely on it.
-        matches[-1] = Match(record=copy.deepcopy(parse_record(event.record).to_json()), names=match.names)
+        matches[-1] = Match(
+            record=copy.deepcopy(parse_record(event.record).to_json()), names=match.names
+        )
     elif isinstance(event, SeatNamed):
         if event.name:
             match.names[event.seat] = event.name
@@ -266,7 +272,9 @@ def _next_match(match: Match) -> Match:
     match left keeps that deal as it stood, unscored; nothing of it is changed, so a fold can be
     extended or redone from any match's start."""
     deals: list[dict[str, Any]] = match.record["deals"]
-    following = Match(record={"rules": dict(match.record.get("rules", {})), "deals": []}, names=dict(match.names))
+    following = Match(
+        record={"rules": dict(match.record.get("rules", {})), "deals": []}, names=dict(match.names)
+    )
     last = deals[-1] if deals else None
     if last is not None and len(last["plays"]) < MAX_PLAYS and "thrown_in" not in last:
         following.record["deals"].append(copy.deepcopy(last))

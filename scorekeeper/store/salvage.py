@@ -28,7 +28,9 @@ def _scan(conn: sqlite3.Connection, after: tuple[str, int]) -> tuple[list[Row], 
     """Rows after ``after`` in key order until the first error: (rows, ended cleanly)."""
     rows: list[Row] = []
     try:
-        cursor = conn.execute(f"{_ROW} WHERE (table_id, seq) > (?, ?) ORDER BY table_id, seq", after)
+        cursor = conn.execute(
+            f"{_ROW} WHERE (table_id, seq) > (?, ?) ORDER BY table_id, seq", after
+        )
         for row in cursor:
             rows.append(row)  # noqa: PERF402 - one by one: the rows before a damaged page are kept
     except sqlite3.DatabaseError:
@@ -47,7 +49,10 @@ def _scan_back(conn: sqlite3.Connection) -> tuple[list[Row], bool]:
 
 
 def _step_over(
-    conn: sqlite3.Connection, after: tuple[str, int], last_start: tuple[str, int], found: dict[tuple[str, int], Row]
+    conn: sqlite3.Connection,
+    after: tuple[str, int],
+    last_start: tuple[str, int],
+    found: dict[tuple[str, int], Row],
 ) -> tuple[str, int] | None:
     """A key past the damage after ``after`` that reads, always beyond ``last_start`` (so the walk
     ends), or None when none is found within reach."""
@@ -66,7 +71,9 @@ def _step_over(
 
 def _tables(conn: sqlite3.Connection) -> list[str]:
     try:
-        return [row[0] for row in conn.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
+        return [
+            row[0] for row in conn.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")
+        ]
     except sqlite3.DatabaseError:
         return []
 
@@ -115,7 +122,10 @@ def salvage(path: Path, *, create_empty: Callable[[Path], object]) -> tuple[int,
     conn = sqlite3.connect(path, isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")
-        conn.executemany("INSERT OR IGNORE INTO events (table_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)", rows)
+        conn.executemany(
+            "INSERT OR IGNORE INTO events (table_id, seq, kind, data, at) VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
         conn.execute("COMMIT")
     finally:
         conn.close()

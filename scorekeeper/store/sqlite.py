@@ -78,7 +78,9 @@ class Repair:
     reason: str
 
     def line(self) -> str:
-        where = f"event {self.seq} of table {self.table_id!r}" if self.seq is not None else "the file"
+        where = (
+            f"event {self.seq} of table {self.table_id!r}" if self.seq is not None else "the file"
+        )
         return " ".join(f"{where}: {self.reason}".split())
 
 
@@ -95,8 +97,12 @@ class Store:
         self.path = Path(path)
         self._listeners: list[Listener] = []
         self._cache: dict[str, tuple[int, TableState]] = {}
-        self._logs: dict[str, tuple[int, list[StoredEvent]]] = {}  # rows never change: read each once
-        self._folds: dict[str, tuple[int, Folded]] = {}  # (last seq folded, the fold): writes extend it
+        self._logs: dict[
+            str, tuple[int, list[StoredEvent]]
+        ] = {}  # rows never change: read each once
+        self._folds: dict[
+            str, tuple[int, Folded]
+        ] = {}  # (last seq folded, the fold): writes extend it
         self._quarantined: dict[str, dict[int, Repair]] = {}
         self._file_repairs: list[Repair] = []
         self._cache_lock = threading.Lock()
@@ -114,8 +120,11 @@ class Store:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            reason = "a file is in the way" if isinstance(error, FileExistsError | NotADirectoryError) else (
-                error.strerror or type(error).__name__)
+            reason = (
+                "a file is in the way"
+                if isinstance(error, FileExistsError | NotADirectoryError)
+                else (error.strerror or type(error).__name__)
+            )
             raise StoreError(
                 f"cannot make the folder {str(target.parent)!r} for the event store ({reason}): "
                 "give --db a path in a folder you can write"
@@ -178,13 +187,16 @@ class Store:
         if problems == ["ok"]:
             return
         kept, damaged = salvage(self.path, create_empty=lambda path: Store(path, check=False))
-        self._file_repairs.append(Repair(
-            table_id="*", seq=None,
-            reason=(
-                f"was damaged ({problems[0]}): {kept} events were read back, "
-                f"the damaged copy is {str(damaged)!r}"
-            ),
-        ))
+        self._file_repairs.append(
+            Repair(
+                table_id="*",
+                seq=None,
+                reason=(
+                    f"was damaged ({problems[0]}): {kept} events were read back, "
+                    f"the damaged copy is {str(damaged)!r}"
+                ),
+            )
+        )
         self._migrate()
 
     # -- reading ---------------------------------------------------------------------------
@@ -193,7 +205,10 @@ class Store:
         """Ids of the tables that have a log, sorted."""
         conn = self._connect()
         try:
-            return [row[0] for row in conn.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")]
+            return [
+                row[0]
+                for row in conn.execute("SELECT DISTINCT table_id FROM events ORDER BY table_id")
+            ]
         finally:
             conn.close()
 
@@ -227,7 +242,9 @@ class Store:
             try:
                 log.append(decode_row(table_id, seq, kind, data, at))
             except ScorekeeperError as error:
-                self._quarantine(Repair(table_id, seq, f"could not be read ({error}), so it is left out"))
+                self._quarantine(
+                    Repair(table_id, seq, f"could not be read ({error}), so it is left out")
+                )
         upto = rows[-1][0]
         with self._cache_lock:
             if upto > self._logs.get(table_id, (0, []))[0]:
@@ -240,7 +257,10 @@ class Store:
             self._quarantined.setdefault(repair.table_id, {})[repair.seq] = repair
             upto, log = self._logs.get(repair.table_id, (0, []))
             if any(stored.seq == repair.seq for stored in log):
-                self._logs[repair.table_id] = (upto, [stored for stored in log if stored.seq != repair.seq])
+                self._logs[repair.table_id] = (
+                    upto,
+                    [stored for stored in log if stored.seq != repair.seq],
+                )
                 self._folds.pop(repair.table_id, None)
                 self._cache.pop(repair.table_id, None)
 
@@ -250,7 +270,7 @@ class Store:
             cached = self._folds.get(table_id)
         if cached is not None and cached[0] <= (log[-1].seq if log else 0):
             base_seq, base = cached
-            new = log[_index_after(log, base_seq):]
+            new = log[_index_after(log, base_seq) :]
         else:
             base, new = Folded(matches=[Match()], in_effect=[]), log
         folded = base.extend(new) if new else base
@@ -267,11 +287,14 @@ class Store:
                 return build_state(table_id, seq, folded)
             except ScorekeeperError:
                 culprit = _first_breaking(table_id, log)
-                self._quarantine(Repair(
-                    table_id, culprit.seq,
-                    f"({culprit.event.kind}) no longer replays with the events before it, "
-                    "so it is left out",
-                ))
+                self._quarantine(
+                    Repair(
+                        table_id,
+                        culprit.seq,
+                        f"({culprit.event.kind}) no longer replays with the events before it, "
+                        "so it is left out",
+                    )
+                )
                 log = [stored for stored in log if stored.seq != culprit.seq]
         raise StoreError(f"table {table_id!r}: its log does not replay")  # pragma: no cover
 
@@ -346,7 +369,9 @@ class Store:
         """Whether the table's current match has a winner (the next deal belongs to a new match)."""
         return self.table_state(table_id).result.winner is not None
 
-    def undo(self, table_id: str, *, at: datetime | None = None, expect: int | None = None) -> list[StoredEvent]:
+    def undo(
+        self, table_id: str, *, at: datetime | None = None, expect: int | None = None
+    ) -> list[StoredEvent]:
         """Undo the latest event that changed something (and the gatherings and doubts after
         it)."""
 
@@ -409,7 +434,9 @@ class Store:
                 conn.execute("ROLLBACK")
                 raise
         except sqlite3.IntegrityError as error:
-            raise ConflictError(f"table {table_id!r}: conflicting write ({error}): reload and try again") from None
+            raise ConflictError(
+                f"table {table_id!r}: conflicting write ({error}): reload and try again"
+            ) from None
         finally:
             conn.close()
         with self._cache_lock:
@@ -483,7 +510,9 @@ def decode_row(table_id: str, seq: int, kind: Any, data: Any, at: Any) -> Stored
         when = datetime.fromisoformat(at)
     except ValueError:
         raise StoreError(f"bad time {at[:40]!r}") from None
-    return StoredEvent(table_id, seq, when, event_from_json(kind, loads(data, what="its data", error=StoreError)))
+    return StoredEvent(
+        table_id, seq, when, event_from_json(kind, loads(data, what="its data", error=StoreError))
+    )
 
 
 def _last_seq(conn: sqlite3.Connection, table_id: str) -> int:
@@ -493,7 +522,13 @@ def _last_seq(conn: sqlite3.Connection, table_id: str) -> int:
 
 def _row(stored: StoredEvent) -> tuple[str, int, str, str, str]:
     kind, data = event_to_json(stored.event)
-    return stored.table_id, stored.seq, kind, json.dumps(data, ensure_ascii=False), stored.at.isoformat()
+    return (
+        stored.table_id,
+        stored.seq,
+        kind,
+        json.dumps(data, ensure_ascii=False),
+        stored.at.isoformat(),
+    )
 
 
 def _check_decisions(new: Sequence[StoredEvent], state: TableState) -> None:

@@ -221,7 +221,9 @@ def _summarise(number: int, match: Match) -> MatchSummary:
     deals = len(match.record["deals"])
     try:
         result = replay(match.record)
-    except ScorekeeperError as error:  # an old match the engine now reads differently: say so, go on
+    except (
+        ScorekeeperError
+    ) as error:  # an old match the engine now reads differently: say so, go on
         return MatchSummary(
             match=number, names=names(match), deals=deals, score=None, winner=None, error=str(error)
         )

@@ -105,13 +105,18 @@ class BuildReport:
         if not self.heights:
             return {}
         q = np.percentile(self.heights, [0, 5, 25, 50, 75, 95, 100])
-        return {k: round(float(v), 1) for k, v in zip(("min", "p5", "p25", "median", "p75", "p95",
-                                                       "max"), q, strict=True)}
+        return {
+            k: round(float(v), 1)
+            for k, v in zip(("min", "p5", "p25", "median", "p75", "p95", "max"), q, strict=True)
+        }
 
     def to_json(self) -> dict[str, object]:
         """Counts only: the manifest must not change from run to run (no timings)."""
         return {
-            "images": self.images, "train": self.train, "val": self.val, "boxes": self.boxes,
+            "images": self.images,
+            "train": self.train,
+            "val": self.val,
+            "boxes": self.boxes,
             "images_without_boxes": self.empty_images,
             "boxes_per_class": {DECK[k].notation: self.per_class[k] for k in range(len(DECK))},
             "index_height_px": self.height_quantiles(),
@@ -130,8 +135,10 @@ def split_of(index: int, val_fraction: float) -> str:
 def yolo_row(cls: int, box: Box, width: float, height: float) -> str:
     """One line of a YOLO label file: class, the box's centre and size as shares of the frame."""
     x1, y1, x2, y2 = box
-    return (f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
-            f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+    return (
+        f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+        f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
+    )
 
 
 def data_yaml(*, single_class: bool) -> str:
@@ -154,7 +161,9 @@ def _prepare(out: Path, overwrite: bool) -> None:
     parts = ("images", "labels", "crops")
     if any((out / p).exists() and any((out / p).iterdir()) for p in parts):
         if not overwrite:
-            raise SynthError(f"{str(out)!r} already holds a data set: choose a new --out or pass --overwrite")
+            raise SynthError(
+                f"{str(out)!r} already holds a data set: choose a new --out or pass --overwrite"
+            )
         for p in parts:
             shutil.rmtree(out / p, ignore_errors=True)
     for p in ("images", "labels"):
@@ -179,8 +188,9 @@ class _WorkerState:
 _STATE: _WorkerState | None = None
 
 
-def _init_worker(options: BuildOptions, packs: Sequence[FacePack], tables: TableImages | None,
-                 threads: int) -> None:
+def _init_worker(
+    options: BuildOptions, packs: Sequence[FacePack], tables: TableImages | None, threads: int
+) -> None:
     global _STATE
     cv2.setNumThreads(threads)
     _STATE = _WorkerState(options=options, packs=list(packs), tables=tables)
@@ -202,8 +212,9 @@ def _procedural(seed_key: Sequence[int]) -> ProceduralPack:
     return cache[key]
 
 
-def _decks_for(index: int, options: BuildOptions,
-               packs: Sequence[FacePack]) -> tuple[Pack, ProceduralPack]:
+def _decks_for(
+    index: int, options: BuildOptions, packs: Sequence[FacePack]
+) -> tuple[Pack, ProceduralPack]:
     block = index // BLOCK
     rng = np.random.default_rng([options.seed, 1, block])
     distractors = _procedural((options.seed, 3, block))
@@ -223,14 +234,24 @@ def _render_one(index: int) -> ImageResult:
     out_h = int(round(options.imgsz / aspect / 2) * 2)
     frame_w = round(out_w * options.render_scale)
     frame_h = round(out_h * options.render_scale)
-    scene = compose_scene(rng, pack=pack, distractor_pack=distractor_pack,
-                          width=frame_w, height=frame_h, output_scale=out_w / frame_w,
-                          config=options.scene, tables=tables)
+    scene = compose_scene(
+        rng,
+        pack=pack,
+        distractor_pack=distractor_pack,
+        width=frame_w,
+        height=frame_h,
+        output_scale=out_w / frame_w,
+        config=options.scene,
+        tables=tables,
+    )
     frame = apply_effects(scene.image, rng, options.effects)
     name = f"{index:06d}"
     small = cv2.resize(frame, (out_w, out_h), interpolation=cv2.INTER_AREA)
-    cv2.imwrite(str(options.out / "images" / split / f"{name}.jpg"), small,
-                [cv2.IMWRITE_JPEG_QUALITY, options.jpeg_quality])
+    cv2.imwrite(
+        str(options.out / "images" / split / f"{name}.jpg"),
+        small,
+        [cv2.IMWRITE_JPEG_QUALITY, options.jpeg_quality],
+    )
     lines = []
     heights = []
     for label in scene.labels:
@@ -239,16 +260,17 @@ def _render_one(index: int) -> ImageResult:
         lines.append(yolo_row(cls, label.box, frame_w, frame_h))
         heights.append((y2 - y1) * out_h / frame_h)
     (options.out / "labels" / split / f"{name}.txt").write_text(
-        "\n".join(lines) + ("\n" if lines else ""))
+        "\n".join(lines) + ("\n" if lines else "")
+    )
     crops: Counter[str] = Counter()
     if options.crops:
         crops = _write_crops(frame, scene, split, name, rng, options)
-    return ImageResult(index, split, [lb.class_id for lb in scene.labels], heights,
-                       len(scene.negatives), crops)
+    return ImageResult(
+        index, split, [lb.class_id for lb in scene.labels], heights, len(scene.negatives), crops
+    )
 
 
-def crop_box(box: Box, rng: np.random.Generator, *,
-             aspect: float, jitter: float) -> Box:
+def crop_box(box: Box, rng: np.random.Generator, *, aspect: float, jitter: float) -> Box:
     """The box grown to the crop's aspect (w / h) with a small margin, then moved and resized a
     little at random, as a detector's boxes would be."""
     x1, y1, x2, y2 = box
@@ -264,8 +286,7 @@ def crop_box(box: Box, rng: np.random.Generator, *,
     return cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
 
 
-def cut_crop(frame: np.ndarray, box: Box,
-             size: tuple[int, int]) -> np.ndarray:
+def cut_crop(frame: np.ndarray, box: Box, size: tuple[int, int]) -> np.ndarray:
     """``box`` of ``frame`` resampled to ``size`` (w, h); outside the frame is edge-replicated."""
     x1, y1, x2, y2 = box
     sx, sy = size[0] / max(x2 - x1, 1e-6), size[1] / max(y2 - y1, 1e-6)
@@ -279,25 +300,34 @@ def cut_crop(frame: np.ndarray, box: Box,
         if ix2 - ix1 > 2 and iy2 - iy1 > 2:
             f = max(1, int(1 / max(sx, sy)) // 2)
             part = frame[iy1:iy2, ix1:ix2]
-            part = cv2.resize(part, (max(1, part.shape[1] // f), max(1, part.shape[0] // f)),
-                              interpolation=cv2.INTER_AREA)
+            part = cv2.resize(
+                part,
+                (max(1, part.shape[1] // f), max(1, part.shape[0] // f)),
+                interpolation=cv2.INTER_AREA,
+            )
             m = np.array([[sx * f, 0, (ix1 - x1) * sx], [0, sy * f, (iy1 - y1) * sy]], np.float32)
-            shrunk: np.ndarray = cv2.warpAffine(part, m, size, flags=cv2.INTER_LINEAR,
-                                                borderMode=cv2.BORDER_REPLICATE)
+            shrunk: np.ndarray = cv2.warpAffine(
+                part, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+            )
             return shrunk
-    crop: np.ndarray = cv2.warpAffine(frame, m, size, flags=cv2.INTER_LINEAR,
-                                      borderMode=cv2.BORDER_REPLICATE)
+    crop: np.ndarray = cv2.warpAffine(
+        frame, m, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
     return crop
 
 
-def _write_crops(frame: np.ndarray, scene: Scene, split: str, name: str,
-                 rng: np.random.Generator, options: BuildOptions) -> Counter[str]:
+def _write_crops(
+    frame: np.ndarray,
+    scene: Scene,
+    split: str,
+    name: str,
+    rng: np.random.Generator,
+    options: BuildOptions,
+) -> Counter[str]:
     counts: Counter[str] = Counter()
     aspect = options.crop_size[0] / options.crop_size[1]
     root = options.out / "crops" / split
-    jobs: list[tuple[str, Box]] = [
-        (lb.label, lb.box) for lb in scene.labels
-    ]
+    jobs: list[tuple[str, Box]] = [(lb.label, lb.box) for lb in scene.labels]
     # Stray indices of 8/9/10/jokers are the classifier's worst confusions: keep all of them; a
     # few pips, backs and table patches besides.
     distractors = [b for kind, b in scene.negatives if kind == "distractor"]
@@ -305,8 +335,9 @@ def _write_crops(frame: np.ndarray, scene: Scene, split: str, name: str,
     picked = [others[i] for i in rng.permutation(len(others))[: max(1, len(scene.labels) // 4)]]
     jobs += [(NOT_A_CARD, b) for b in distractors + picked]
     for k, (cls, box) in enumerate(jobs):
-        crop = cut_crop(frame, crop_box(box, rng, aspect=aspect, jitter=options.crop_jitter),
-                        options.crop_size)
+        crop = cut_crop(
+            frame, crop_box(box, rng, aspect=aspect, jitter=options.crop_jitter), options.crop_size
+        )
         folder = root / cls
         folder.mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(folder / f"{name}_{k}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
@@ -318,8 +349,9 @@ def _write_crops(frame: np.ndarray, scene: Scene, split: str, name: str,
 # Driver
 
 
-def _results(options: BuildOptions, packs: Sequence[FacePack],
-             tables: TableImages | None) -> Iterator[ImageResult]:
+def _results(
+    options: BuildOptions, packs: Sequence[FacePack], tables: TableImages | None
+) -> Iterator[ImageResult]:
     indices = range(options.images)
     if options.workers <= 1:
         _init_worker(options, packs, tables, threads=cv2.getNumThreads())
@@ -327,14 +359,20 @@ def _results(options: BuildOptions, packs: Sequence[FacePack],
         return
     # Not fork: a child forked after OpenCV started its thread pool can hang on its first call.
     context = get_context("spawn")
-    with context.Pool(options.workers, initializer=_init_worker,
-                      initargs=(options, list(packs), tables, 1)) as pool:
+    with context.Pool(
+        options.workers, initializer=_init_worker, initargs=(options, list(packs), tables, 1)
+    ) as pool:
         yield from pool.imap(_render_one, indices, chunksize=BLOCK)
 
 
-def build_dataset(options: BuildOptions, packs: Sequence[FacePack] = (),
-                  tables: TableImages | None = None, *, overwrite: bool = False,
-                  progress: bool = True) -> BuildReport:
+def build_dataset(
+    options: BuildOptions,
+    packs: Sequence[FacePack] = (),
+    tables: TableImages | None = None,
+    *,
+    overwrite: bool = False,
+    progress: bool = True,
+) -> BuildReport:
     """Render ``options.images`` frames into ``options.out``; returns counts and the speed."""
     options.check()
     out = options.out
@@ -363,8 +401,9 @@ def build_dataset(options: BuildOptions, packs: Sequence[FacePack] = (),
     manifest = {
         "generator": "scorekeeper dataset build",
         "options": {
-            k: v for k, v in asdict(options).items() if k not in ("out", "workers", "scene",
-                                                                  "effects")
+            k: v
+            for k, v in asdict(options).items()
+            if k not in ("out", "workers", "scene", "effects")
         },
         "scene": asdict(options.scene),
         "effects": asdict(options.effects),

@@ -52,7 +52,12 @@ NON_SUECA_LABELS: tuple[str, ...] = tuple(
 BACK_LABEL = "BACK"
 
 _RED = {Suit.COPAS, Suit.OUROS}
-_SUIT_GLYPH = {Suit.COPAS: "\u2665", Suit.ESPADAS: "\u2660", Suit.OUROS: "\u2666", Suit.PAUS: "\u2663"}
+_SUIT_GLYPH = {
+    Suit.COPAS: "\u2665",
+    Suit.ESPADAS: "\u2660",
+    Suit.OUROS: "\u2666",
+    Suit.PAUS: "\u2663",
+}
 _PIP_COUNTS = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 10}
 # Pip centres on a unit grid (x across, y down) inside the pip area, after the usual printed layouts.
 _PIP_LAYOUTS: dict[int, tuple[tuple[float, float], ...]] = {
@@ -65,8 +70,18 @@ _PIP_LAYOUTS: dict[int, tuple[tuple[float, float], ...]] = {
     7: ((0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0, 1), (1, 1)),
     8: ((0, 0), (1, 0), (0.5, 0.25), (0, 0.5), (1, 0.5), (0.5, 0.75), (0, 1), (1, 1)),
     9: ((0, 0), (1, 0), (0, 1 / 3), (1, 1 / 3), (0.5, 0.5), (0, 2 / 3), (1, 2 / 3), (0, 1), (1, 1)),
-    10: ((0, 0), (1, 0), (0.5, 1 / 6), (0, 1 / 3), (1, 1 / 3), (0, 2 / 3), (1, 2 / 3),
-         (0.5, 5 / 6), (0, 1), (1, 1)),
+    10: (
+        (0, 0),
+        (1, 0),
+        (0.5, 1 / 6),
+        (0, 1 / 3),
+        (1, 1 / 3),
+        (0, 2 / 3),
+        (1, 2 / 3),
+        (0.5, 5 / 6),
+        (0, 1),
+        (1, 1),
+    ),
 }
 
 
@@ -137,7 +152,9 @@ def random_font(rng: np.random.Generator, fonts: tuple[str, ...]) -> str:
     otherwise drown one installed in two."""
     families: dict[str, list[str]] = {}
     for path in fonts:
-        families.setdefault(os.path.splitext(os.path.basename(path))[0].split("-")[0].split("_")[0], []).append(path)
+        families.setdefault(
+            os.path.splitext(os.path.basename(path))[0].split("-")[0].split("_")[0], []
+        ).append(path)
     names = sorted(families)
     family = families[names[int(rng.integers(len(names)))]]
     return family[int(rng.integers(len(family)))]
@@ -160,8 +177,9 @@ def _text_mask(text: str, height: int, font: str, bold: int) -> np.ndarray:
         thick = max(1, 8 + 4 * bold)
         (tw, th), base = cv2.getTextSize(text, face_id, scale, thick)
         canvas = np.zeros((th + base + 4 * thick, tw + 4 * thick), np.uint8)
-        cv2.putText(canvas, text, (2 * thick, th + 2 * thick), face_id, scale, 255, thick,
-                    cv2.LINE_AA)
+        cv2.putText(
+            canvas, text, (2 * thick, th + 2 * thick), face_id, scale, 255, thick, cv2.LINE_AA
+        )
     else:
         from PIL import Image, ImageDraw, ImageFont
 
@@ -169,11 +187,12 @@ def _text_mask(text: str, height: int, font: str, bold: int) -> np.ndarray:
         # Whole pixels for a TrueType font, though Pillow's types allow fractions.
         x1, y1, x2, y2 = (round(v) for v in pil_font.getbbox(text, stroke_width=2 * bold))
         image = Image.new("L", (x2 - x1 + 8, y2 - y1 + 8), 0)
-        ImageDraw.Draw(image).text((4 - x1, 4 - y1), text, font=pil_font, fill=255,
-                                   stroke_width=2 * bold, stroke_fill=255)
+        ImageDraw.Draw(image).text(
+            (4 - x1, 4 - y1), text, font=pil_font, fill=255, stroke_width=2 * bold, stroke_fill=255
+        )
         canvas = np.asarray(image)
     ys, xs = np.nonzero(canvas > 40)
-    canvas = canvas[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+    canvas = canvas[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     width = max(1, round(canvas.shape[1] * height / canvas.shape[0]))
     return cv2.resize(canvas, (width, height), interpolation=cv2.INTER_AREA)
 
@@ -220,7 +239,7 @@ def _suit_mask(suit: Suit, height: int, variant: str) -> np.ndarray:
     shape = SuitShape.from_seed(int(variant[6:])) if variant.startswith("shape:") else SuitShape()
     canvas = shape.draw(suit)
     ys, xs = np.nonzero(canvas)
-    canvas = canvas[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+    canvas = canvas[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
     width = max(1, round(canvas.shape[1] * height / canvas.shape[0]))
     return cv2.resize(canvas, (width, height), interpolation=cv2.INTER_AREA)
 
@@ -245,9 +264,14 @@ class SuitShape:
     @classmethod
     def from_seed(cls, seed: int) -> SuitShape:
         rng = np.random.default_rng(seed)
-        return cls(lobe=float(rng.uniform(0.75, 1.15)), spread=float(rng.uniform(0.8, 1.15)),
-                   stem=float(rng.uniform(0.35, 1.6)), stem_height=float(rng.uniform(0.6, 1.3)),
-                   point=float(rng.uniform(0.75, 1.25)), diamond=float(rng.uniform(0.7, 1.25)))
+        return cls(
+            lobe=float(rng.uniform(0.75, 1.15)),
+            spread=float(rng.uniform(0.8, 1.15)),
+            stem=float(rng.uniform(0.35, 1.6)),
+            stem_height=float(rng.uniform(0.6, 1.3)),
+            point=float(rng.uniform(0.75, 1.25)),
+            diamond=float(rng.uniform(0.7, 1.25)),
+        )
 
     def draw(self, suit: Suit) -> np.ndarray:
         s = 400  # draw big then shrink: anti-aliased edges for free
@@ -263,8 +287,13 @@ class SuitShape:
 
         def stem(top: float) -> None:
             half = 60 * self.stem
-            poly([(200 - 8 * self.stem, top), (200 + half, top + 138 * self.stem_height),
-                  (200 - half, top + 138 * self.stem_height)])
+            poly(
+                [
+                    (200 - 8 * self.stem, top),
+                    (200 + half, top + 138 * self.stem_height),
+                    (200 - half, top + 138 * self.stem_height),
+                ]
+            )
 
         if suit is Suit.OUROS:
             half = 130 * self.diamond
@@ -273,12 +302,24 @@ class SuitShape:
             r, dx = 105 * self.lobe, 88 * self.spread
             circle(200 - dx, 120, r)
             circle(200 + dx, 120, r)
-            poly([(200 - dx - r * 0.93, 150), (200 + dx + r * 0.93, 150), (200, 150 + 245 * self.point)])
+            poly(
+                [
+                    (200 - dx - r * 0.93, 150),
+                    (200 + dx + r * 0.93, 150),
+                    (200, 150 + 245 * self.point),
+                ]
+            )
         elif suit is Suit.ESPADAS:
             r, dx = 95 * self.lobe, 85 * self.spread
             circle(200 - dx, 230, r)
             circle(200 + dx, 230, r)
-            poly([(200 - dx - r * 0.92, 200), (200 + dx + r * 0.92, 200), (200, 200 - 200 * self.point)])
+            poly(
+                [
+                    (200 - dx - r * 0.92, 200),
+                    (200 + dx + r * 0.92, 200),
+                    (200, 200 - 200 * self.point),
+                ]
+            )
             stem(260)
         else:
             r, dx, dy = 92 * self.lobe, 105 * self.spread, 155 * self.spread
@@ -288,8 +329,9 @@ class SuitShape:
         return canvas
 
 
-def _paste(image: np.ndarray, ink: np.ndarray, colour: Sequence[int], x: int, y: int,
-           rotate: bool = False) -> FaceBox:
+def _paste(
+    image: np.ndarray, ink: np.ndarray, colour: Sequence[int], x: int, y: int, rotate: bool = False
+) -> FaceBox:
     """Blend ``colour`` through ``ink`` at (x, y), upside down if ``rotate``; return the ink
     box."""
     if rotate:
@@ -299,7 +341,7 @@ def _paste(image: np.ndarray, ink: np.ndarray, colour: Sequence[int], x: int, y:
     x2, y2 = min(x + w, image.shape[1]), min(y + h, image.shape[0])
     if x2 <= x1 or y2 <= y1:
         return (x1, y1, x1, y1)
-    alpha = ink[y1 - y: y2 - y, x1 - x: x2 - x, None].astype(np.float32) / 255.0
+    alpha = ink[y1 - y : y2 - y, x1 - x : x2 - x, None].astype(np.float32) / 255.0
     roi = image[y1:y2, x1:x2]
     roi[:] = (roi * (1.0 - alpha) + np.asarray(colour, np.float32) * alpha).astype(np.uint8)
     return (x1, y1, x2, y2)
@@ -307,8 +349,12 @@ def _paste(image: np.ndarray, ink: np.ndarray, colour: Sequence[int], x: int, y:
 
 def _union(boxes: Iterable[FaceBox]) -> FaceBox:
     bs = list(boxes)
-    return (min(b[0] for b in bs), min(b[1] for b in bs), max(b[2] for b in bs),
-            max(b[3] for b in bs))
+    return (
+        min(b[0] for b in bs),
+        min(b[1] for b in bs),
+        max(b[2] for b in bs),
+        max(b[3] for b in bs),
+    )
 
 
 def rounded_mask(width: int, height: int, radius: int) -> np.ndarray:
@@ -317,7 +363,12 @@ def rounded_mask(width: int, height: int, radius: int) -> np.ndarray:
     r = max(1, min(radius, width // 3, height // 3))
     cv2.rectangle(mask, (r, 0), (width - 1 - r, height - 1), 255, -1)
     cv2.rectangle(mask, (0, r), (width - 1, height - 1 - r), 255, -1)
-    for cx, cy in ((r, r), (width - 1 - r, r), (r, height - 1 - r), (width - 1 - r, height - 1 - r)):
+    for cx, cy in (
+        (r, r),
+        (width - 1 - r, r),
+        (r, height - 1 - r),
+        (width - 1 - r, height - 1 - r),
+    ):
         cv2.circle(mask, (cx, cy), r, 255, -1, cv2.LINE_AA)
     return mask
 
@@ -399,7 +450,8 @@ class FaceStyle:
             style = dataclasses.replace(style, suit_variant=f"shape:{shape_seed}")
         elif suit_draw < VARIED_SUIT_SHARE and glyph_fonts:
             style = dataclasses.replace(
-                style, suit_variant=f"font:{glyph_fonts[shape_seed % len(glyph_fonts)]}")
+                style, suit_variant=f"font:{glyph_fonts[shape_seed % len(glyph_fonts)]}"
+            )
         return style
 
     def suit_colour(self, suit: Suit) -> tuple[int, int, int]:
@@ -421,8 +473,9 @@ def _rank_text(rank: str, style: FaceStyle) -> str:
 # Procedural faces
 
 
-def render_face(card: Card | str, style: FaceStyle | None = None,
-                rng: np.random.Generator | None = None) -> Face:
+def render_face(
+    card: Card | str, style: FaceStyle | None = None, rng: np.random.Generator | None = None
+) -> Face:
     """Draw one face: ``card`` is a Card, a notation (``7H``) or a distractor label (``9S``, ``JOKER``).
 
     The same (card, style) gives the same pixels; ``rng`` is only used when ``style`` is None.
@@ -438,8 +491,14 @@ def render_face(card: Card | str, style: FaceStyle | None = None,
     mask = rounded_mask(FACE_W, FACE_H, style.corner_radius)
     if style.border is not None:
         inset = style.border_inset
-        cv2.rectangle(image, (inset, inset), (FACE_W - 1 - inset, FACE_H - 1 - inset),
-                      style.border, 2, cv2.LINE_AA)
+        cv2.rectangle(
+            image,
+            (inset, inset),
+            (FACE_W - 1 - inset, FACE_H - 1 - inset),
+            style.border,
+            2,
+            cv2.LINE_AA,
+        )
 
     if label == "JOKER":
         colour: tuple[int, int, int] = style.red if local.random() < 0.5 else style.black
@@ -457,20 +516,23 @@ def render_face(card: Card | str, style: FaceStyle | None = None,
     return Face(image=image, mask=mask, index_boxes=boxes, label=label, pip_boxes=tuple(pips))
 
 
-def _index_ink(rank: str, suit: Suit | None, style: FaceStyle,
-               vertical_text: str | None = None) -> np.ndarray:
+def _index_ink(
+    rank: str, suit: Suit | None, style: FaceStyle, vertical_text: str | None = None
+) -> np.ndarray:
     """The corner index as one ink mask: the rank above a small suit pip (or a word, for jokers)."""
     rank_h = max(6, round(style.index_height * FACE_H))
     if vertical_text is not None:
         letter_h = max(5, rank_h // 2)
-        letters = [_text_mask(ch, letter_h, style.rank_font, style.rank_bold) for ch in vertical_text]
+        letters = [
+            _text_mask(ch, letter_h, style.rank_font, style.rank_bold) for ch in vertical_text
+        ]
         width = max(m.shape[1] for m in letters)
         gap = max(1, letter_h // 6)
         ink = np.zeros((sum(m.shape[0] + gap for m in letters), width), np.uint8)
         y = 0
         for m in letters:
             x = (width - m.shape[1]) // 2
-            ink[y: y + m.shape[0], x: x + m.shape[1]] = m
+            ink[y : y + m.shape[0], x : x + m.shape[1]] = m
             y += m.shape[0] + gap
         return ink
     assert suit is not None
@@ -482,14 +544,15 @@ def _index_ink(rank: str, suit: Suit | None, style: FaceStyle,
     width = max(text.shape[1], pip.shape[1])
     ink = np.zeros((text.shape[0] + gap + pip.shape[0], width), np.uint8)
     tx = (width - text.shape[1]) // 2
-    ink[: text.shape[0], tx: tx + text.shape[1]] = text
+    ink[: text.shape[0], tx : tx + text.shape[1]] = text
     px = (width - pip.shape[1]) // 2
-    ink[text.shape[0] + gap:, px: px + pip.shape[1]] = pip
+    ink[text.shape[0] + gap :, px : px + pip.shape[1]] = pip
     return ink
 
 
-def _place_indices(image: np.ndarray, ink: np.ndarray, colour: tuple[int, int, int],
-                   style: FaceStyle) -> tuple[FaceBox, ...]:
+def _place_indices(
+    image: np.ndarray, ink: np.ndarray, colour: tuple[int, int, int], style: FaceStyle
+) -> tuple[FaceBox, ...]:
     h, w = ink.shape
     mx = round(style.margin[0] * FACE_W + style.corner_radius * 0.3)
     my = round(style.margin[1] * FACE_H + style.corner_radius * 0.2)
@@ -514,22 +577,32 @@ def _inner_area(style: FaceStyle, index_width: int) -> FaceBox:
     return (side, round(FACE_H * 0.07), FACE_W - side, FACE_H - round(FACE_H * 0.07))
 
 
-def _draw_centre(image: np.ndarray, rank: str, suit: Suit, style: FaceStyle,
-                 rng: np.random.Generator, area: FaceBox) -> list[FaceBox]:
+def _draw_centre(
+    image: np.ndarray,
+    rank: str,
+    suit: Suit,
+    style: FaceStyle,
+    rng: np.random.Generator,
+    area: FaceBox,
+) -> list[FaceBox]:
     colour = style.suit_colour(suit)
     x1, y1, x2, y2 = area
     if rank in "KQJ":
         return _draw_court(image, rank, suit, style, rng, (x1, y1, x2, y2))
     count = _PIP_COUNTS[rank]
     if count == 1:
-        pip = _suit_mask(suit, round(FACE_H * style.centre_pip_scale * rng.uniform(1.4, 2.4)),
-                         style.suit_variant)
+        pip = _suit_mask(
+            suit, round(FACE_H * style.centre_pip_scale * rng.uniform(1.4, 2.4)), style.suit_variant
+        )
         cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
         return [_paste(image, pip, colour, cx - pip.shape[1] // 2, cy - pip.shape[0] // 2)]
     # Narrow pip columns (big indices) need smaller pips, as on jumbo-index decks.
     fit = min(1.0, (x2 - x1) / (FACE_H * style.centre_pip_scale * 2.6))
-    pip = _suit_mask(suit, round(FACE_H * style.centre_pip_scale * fit * (0.8 if count > 7 else 1)),
-                     style.suit_variant)
+    pip = _suit_mask(
+        suit,
+        round(FACE_H * style.centre_pip_scale * fit * (0.8 if count > 7 else 1)),
+        style.suit_variant,
+    )
     ph, pw = pip.shape
     ax1, ay1 = x1 + pw // 2 + 4, y1 + ph // 2 + 4
     ax2, ay2 = x2 - pw // 2 - 4, y2 - ph // 2 - 4
@@ -543,8 +616,14 @@ def _draw_centre(image: np.ndarray, rank: str, suit: Suit, style: FaceStyle,
     return boxes
 
 
-def _draw_court(image: np.ndarray, rank: str, suit: Suit, style: FaceStyle,
-                rng: np.random.Generator, area: FaceBox) -> list[FaceBox]:
+def _draw_court(
+    image: np.ndarray,
+    rank: str,
+    suit: Suit,
+    style: FaceStyle,
+    rng: np.random.Generator,
+    area: FaceBox,
+) -> list[FaceBox]:
     """A framed, point-symmetric figure-like pattern: bands, a head, a big letter and a suit."""
     x1, y1, x2, y2 = area
     w, h = x2 - x1, y2 - y1
@@ -557,15 +636,25 @@ def _draw_court(image: np.ndarray, rank: str, suit: Suit, style: FaceStyle,
         yy = int(rng.uniform(0.25, 1.0) * half.shape[0])
         thick = int(rng.uniform(0.04, 0.16) * h)
         slope = int(rng.uniform(-0.5, 0.5) * w)
-        pts = np.array([(0, yy), (w, yy + slope), (w, yy + slope + thick), (0, yy + thick)], np.int32)
+        pts = np.array(
+            [(0, yy), (w, yy + slope), (w, yy + slope + thick), (0, yy + thick)], np.int32
+        )
         cv2.fillPoly(half, [pts], c, cv2.LINE_AA)
     # Head and crown
     hx, hy, hr = int(w * rng.uniform(0.35, 0.65)), int(half.shape[0] * 0.3), int(w * 0.13)
     cv2.circle(half, (hx, hy), hr, (150, 190, 235), -1, cv2.LINE_AA)
     cv2.circle(half, (hx, hy), hr, style.black, 2, cv2.LINE_AA)
     crown = colours[int(rng.integers(len(colours)))]
-    pts = np.array([(hx - hr, hy - hr // 2), (hx - hr // 2, hy - 2 * hr), (hx, hy - hr),
-                    (hx + hr // 2, hy - 2 * hr), (hx + hr, hy - hr // 2)], np.int32)
+    pts = np.array(
+        [
+            (hx - hr, hy - hr // 2),
+            (hx - hr // 2, hy - 2 * hr),
+            (hx, hy - hr),
+            (hx + hr // 2, hy - 2 * hr),
+            (hx + hr, hy - hr // 2),
+        ],
+        np.int32,
+    )
     cv2.fillPoly(half, [pts], crown, cv2.LINE_AA)
     for _ in range(int(rng.integers(10, 40))):
         c = colours[int(rng.integers(len(colours)))]
@@ -574,20 +663,25 @@ def _draw_court(image: np.ndarray, rank: str, suit: Suit, style: FaceStyle,
     pip = _suit_mask(suit, int(h * 0.12), style.suit_variant)
     _paste(half, pip, style.suit_colour(suit), int(w * 0.06), int(h * 0.03))
     full = np.concatenate([half, half[::-1, ::-1]], axis=0)
-    image[y1: y1 + full.shape[0], x1: x1 + w] = full
+    image[y1 : y1 + full.shape[0], x1 : x1 + w] = full
     cv2.rectangle(image, (x1, y1), (x1 + w - 1, y1 + full.shape[0] - 1), style.black, 2)
     return [(x1, y1, x1 + w, y1 + full.shape[0])]
 
 
-def _draw_joker(image: np.ndarray, area: FaceBox, style: FaceStyle,
-                rng: np.random.Generator) -> list[FaceBox]:
+def _draw_joker(
+    image: np.ndarray, area: FaceBox, style: FaceStyle, rng: np.random.Generator
+) -> list[FaceBox]:
     x1, y1, x2, y2 = area
     colour = style.red if rng.random() < 0.5 else style.black
     cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
     r = (x2 - x1) // 2
-    star = [(cx + r * np.cos(a) * (1 if k % 2 == 0 else 0.45),
-             cy + r * np.sin(a) * (1 if k % 2 == 0 else 0.45))
-            for k, a in enumerate(np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1])]
+    star = [
+        (
+            cx + r * np.cos(a) * (1 if k % 2 == 0 else 0.45),
+            cy + r * np.sin(a) * (1 if k % 2 == 0 else 0.45),
+        )
+        for k, a in enumerate(np.linspace(-np.pi / 2, 1.5 * np.pi, 11)[:-1])
+    ]
     cv2.fillPoly(image, [np.array(star, np.int32)], colour, cv2.LINE_AA)
     return [(cx - r, cy - r, cx + r, cy + r)]
 
@@ -599,9 +693,9 @@ def render_back(style: FaceStyle) -> Face:
     c = style.back_colour
     light = tuple(int(v + (255 - v) * 0.55) for v in c)
     m = 18
-    inner = image[m: FACE_H - m, m: FACE_W - m]
+    inner = image[m : FACE_H - m, m : FACE_W - m]
     inner[:] = light
-    ys, xs = np.mgrid[0: inner.shape[0], 0: inner.shape[1]]
+    ys, xs = np.mgrid[0 : inner.shape[0], 0 : inner.shape[1]]
     if style.back_pattern == "lattice":
         on = ((xs + ys) % 22 < 4) | ((xs - ys) % 22 < 4)
     elif style.back_pattern == "stripes":
@@ -616,8 +710,13 @@ def render_back(style: FaceStyle) -> Face:
     cv2.rectangle(image, (m, m), (FACE_W - 1 - m, FACE_H - 1 - m), c, 3)
     mask = rounded_mask(FACE_W, FACE_H, style.corner_radius)
     image[mask == 0] = 0
-    return Face(image=image, mask=mask, index_boxes=(), label=BACK_LABEL,
-                pip_boxes=((m, m, FACE_W - m, FACE_H - m),))
+    return Face(
+        image=image,
+        mask=mask,
+        index_boxes=(),
+        label=BACK_LABEL,
+        pip_boxes=((m, m, FACE_W - m, FACE_H - m),),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -663,8 +762,14 @@ class FacePack:
     pixels are decoded on first use and kept. Backs and non-Sueca faces come from a procedural style.
     """
 
-    def __init__(self, folder: Path, files: dict[str, Path], boxes: dict[str, tuple[FaceBox, ...]],
-                 sizes: dict[str, tuple[int, int]], back_style: FaceStyle) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        files: dict[str, Path],
+        boxes: dict[str, tuple[FaceBox, ...]],
+        sizes: dict[str, tuple[int, int]],
+        back_style: FaceStyle,
+    ) -> None:
         self.folder = folder
         self.name = folder.name
         self.files = files
@@ -678,7 +783,9 @@ class FacePack:
         """Open ``folder``; a missing folder or face raises :class:`SynthError` naming the files."""
         path = Path(folder)
         if not path.is_dir():
-            raise SynthError(f"face pack {str(folder)!r} is not a folder of 40 images named like Ah.png")
+            raise SynthError(
+                f"face pack {str(folder)!r} is not a folder of 40 images named like Ah.png"
+            )
         by_stem: dict[str, Path] = {}
         for entry in sorted(path.iterdir()):
             if entry.suffix.lower() in _IMAGE_EXTENSIONS:
@@ -729,8 +836,13 @@ class FacePack:
             raise SynthError(f"face pack {self.name!r} has no face {label!r}")
         if label not in self._faces:
             image, mask = _read_face(self.files[label])
-            self._faces[label] = Face(image=image, mask=mask, index_boxes=self.boxes[label],
-                                      label=label, pip_boxes=(_centre_box(image.shape),))
+            self._faces[label] = Face(
+                image=image,
+                mask=mask,
+                index_boxes=self.boxes[label],
+                label=label,
+                pip_boxes=(_centre_box(image.shape),),
+            )
         return self._faces[label]
 
     def back(self) -> Face:
@@ -773,8 +885,9 @@ def _read_face(file: Path) -> tuple[np.ndarray, np.ndarray]:
     return image, mask
 
 
-def locate_indices(image: np.ndarray, mask: np.ndarray,
-                   reference: FaceBox | None = None) -> tuple[FaceBox, ...]:
+def locate_indices(
+    image: np.ndarray, mask: np.ndarray, reference: FaceBox | None = None
+) -> tuple[FaceBox, ...]:
     """Find the printed corner indices of a face image: top-left, and the same at bottom-right.
 
     Ink is whatever differs from the paper colour. Without ``reference`` the rank glyph is the ink
@@ -792,12 +905,15 @@ def _corner_blobs(image: np.ndarray, mask: np.ndarray) -> tuple[list[FaceBox], l
     h, w = image.shape[:2]
     wx, wy = int(w * 0.32), int(h * 0.45)
     tl = _ink_blobs(image[:wy, :wx], mask[:wy, :wx], w, h)
-    br = _ink_blobs(image[h - wy:, w - wx:][::-1, ::-1], mask[h - wy:, w - wx:][::-1, ::-1], w, h)
+    br = _ink_blobs(
+        image[h - wy :, w - wx :][::-1, ::-1], mask[h - wy :, w - wx :][::-1, ::-1], w, h
+    )
     return tl, br
 
 
-def _boxes_from_blobs(blobs: tuple[list[FaceBox], list[FaceBox]], shape: tuple[int, ...],
-                      reference: FaceBox | None) -> tuple[FaceBox, ...]:
+def _boxes_from_blobs(
+    blobs: tuple[list[FaceBox], list[FaceBox]], shape: tuple[int, ...], reference: FaceBox | None
+) -> tuple[FaceBox, ...]:
     h, w = shape[:2]
     boxes: list[FaceBox] = []
     for flipped, corner in zip((False, True), blobs, strict=True):

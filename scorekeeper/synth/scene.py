@@ -69,15 +69,31 @@ class SceneConfig:
     aspects: tuple[float, ...] = (16 / 9, 4 / 3)
 
     def __post_init__(self) -> None:
-        for name in ("index_px", "tilt", "hfov", "face_up", "face_down_stacks", "loose_backs",
-                     "distractors", "hands"):
+        for name in (
+            "index_px",
+            "tilt",
+            "hfov",
+            "face_up",
+            "face_down_stacks",
+            "loose_backs",
+            "distractors",
+            "hands",
+        ):
             lo, hi = getattr(self, name)
             if lo > hi or lo < 0:
-                raise SynthError(f"scene setting {name} {[lo, hi]}: give [low, high] with 0 <= low <= high")
+                raise SynthError(
+                    f"scene setting {name} {[lo, hi]}: give [low, high] with 0 <= low <= high"
+                )
         if not 1 <= self.face_up[0] <= self.face_up[1] <= 40:
             raise SynthError(f"scene setting face_up {list(self.face_up)}: between 1 and 40 cards")
-        if self.index_px[0] <= 0 or self.tilt[1] >= 70 or not 1 <= self.hfov[0] <= self.hfov[1] < 150:
-            raise SynthError("scene settings: index_px above 0, tilt below 70 degrees, hfov 1-150 degrees")
+        if (
+            self.index_px[0] <= 0
+            or self.tilt[1] >= 70
+            or not 1 <= self.hfov[0] <= self.hfov[1] < 150
+        ):
+            raise SynthError(
+                "scene settings: index_px above 0, tilt below 70 degrees, hfov 1-150 degrees"
+            )
         if not self.aspects or min(self.aspects) <= 0:
             raise SynthError("scene setting aspects: give width/height ratios above 0")
 
@@ -86,7 +102,9 @@ class SceneConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known - {"comment"})
         if unknown:
-            raise SynthError(f"unknown scene setting(s) {', '.join(unknown)}: use {' '.join(sorted(known))}")
+            raise SynthError(
+                f"unknown scene setting(s) {', '.join(unknown)}: use {' '.join(sorted(known))}"
+            )
         # JSON values of any type: __post_init__ checks their ranges.
         values: dict[str, Any] = {}
         for f in fields(cls):
@@ -152,10 +170,17 @@ def _index_fraction(face: Face) -> float:
     return float(np.mean([b[3] - b[1] for b in face.index_boxes])) / face.size[1]
 
 
-def compose_scene(rng: np.random.Generator, *, pack: Pack, distractor_pack: Pack,
-                  width: int, height: int, output_scale: float,
-                  config: SceneConfig = SceneConfig(),
-                  tables: TableImages | None = None) -> Scene:
+def compose_scene(
+    rng: np.random.Generator,
+    *,
+    pack: Pack,
+    distractor_pack: Pack,
+    width: int,
+    height: int,
+    output_scale: float,
+    config: SceneConfig = SceneConfig(),
+    tables: TableImages | None = None,
+) -> Scene:
     """Draw one frame ``width`` x ``height``; labels are sized by ``output_scale`` (output px per
     frame px)."""
     from scorekeeper.rules.cards import DECK
@@ -166,8 +191,12 @@ def compose_scene(rng: np.random.Generator, *, pack: Pack, distractor_pack: Pack
     index_mm = _index_fraction(probe) * CARD_MM
     target_out = _log_uniform(rng, *config.index_px)
     camera = Camera.for_index_height(
-        width=width, height=height, hfov=rng.uniform(*config.hfov),
-        tilt=rng.uniform(*config.tilt), index_mm=index_mm, index_px=target_out / output_scale,
+        width=width,
+        height=height,
+        hfov=rng.uniform(*config.hfov),
+        tilt=rng.uniform(*config.tilt),
+        index_mm=index_mm,
+        index_px=target_out / output_scale,
     )
     h_cam = camera.homography()
     frame = _table_background(rng, camera, h_cam, tables)
@@ -178,8 +207,9 @@ def compose_scene(rng: np.random.Generator, *, pack: Pack, distractor_pack: Pack
     loose: list[tuple[Face, str, tuple[float, float, float]]] = [
         (pack.face(c), "up", pose) for c, pose in zip(cards[:n_loose], loose_poses, strict=True)
     ]
-    trick = [(pack.face(c), "up", pose) for c, pose in zip(cards[n_loose:], trick_poses,
-                                                          strict=True)]
+    trick = [
+        (pack.face(c), "up", pose) for c, pose in zip(cards[n_loose:], trick_poses, strict=True)
+    ]
     if rng.random() < config.distractor_probability:
         for _ in range(_irange(rng, config.distractors)):
             label = str(rng.choice(NON_SUECA_LABELS))
@@ -199,8 +229,9 @@ def compose_scene(rng: np.random.Generator, *, pack: Pack, distractor_pack: Pack
     shadows = rng.random() < config.card_shadow_probability
     placed: list[_Placed] = []
     for owner_id, (face, kind, (x, y, angle)) in enumerate(order, start=1):
-        to_table = card_to_table(face.size[0], face.size[1], card_mm=CARD_MM, angle=angle,
-                                 centre=(x, y))
+        to_table = card_to_table(
+            face.size[0], face.size[1], card_mm=CARD_MM, angle=angle, centre=(x, y)
+        )
         to_image = h_cam @ to_table
         if _draw_card(frame, owner, face, to_image, owner_id, rng, shadows):
             placed.append(_Placed(face, to_image, owner_id, kind))
@@ -225,9 +256,14 @@ class CardPose:
     """"up" for a Sueca face, "distractor" for 8/9/10/joker, "back" for a face-down card."""
 
 
-def render_cards(background: np.ndarray, cards: Sequence[CardPose], *,
-                 occluders: Sequence[np.ndarray] = (), config: SceneConfig = SceneConfig(),
-                 output_scale: float = 1.0) -> Scene:
+def render_cards(
+    background: np.ndarray,
+    cards: Sequence[CardPose],
+    *,
+    occluders: Sequence[np.ndarray] = (),
+    config: SceneConfig = SceneConfig(),
+    output_scale: float = 1.0,
+) -> Scene:
     """Lay ``cards`` bottom to top on a copy of ``background``, then fill each occluder polygon
     (N x 2 frame pixels, like a hand) in grey; labels as in :func:`compose_scene`.
 
@@ -251,8 +287,9 @@ def render_cards(background: np.ndarray, cards: Sequence[CardPose], *,
     return scene
 
 
-def _random_spot(rng: np.random.Generator, camera: Camera,
-                 margin: float = -0.05) -> tuple[float, float, float]:
+def _random_spot(
+    rng: np.random.Generator, camera: Camera, margin: float = -0.05
+) -> tuple[float, float, float]:
     u = rng.uniform(margin, 1 - margin) * camera.width
     v = rng.uniform(margin, 1 - margin) * camera.height
     x, y = camera.to_table(np.array([[u, v]]))[0]
@@ -263,8 +300,9 @@ Pose = tuple[float, float, float]
 """x mm, y mm on the table, angle in degrees."""
 
 
-def _layout(rng: np.random.Generator, n: int, camera: Camera,
-            config: SceneConfig) -> tuple[list[Pose], list[Pose]]:
+def _layout(
+    rng: np.random.Generator, n: int, camera: Camera, config: SceneConfig
+) -> tuple[list[Pose], list[Pose]]:
     """Poses of ``n`` face-up cards: scattered ones, the turned trump, then the trick in order."""
     poses: list[Pose] = []
     trick: list[Pose] = []
@@ -298,10 +336,12 @@ def _layout(rng: np.random.Generator, n: int, camera: Camera,
     return poses, trick
 
 
-def _table_background(rng: np.random.Generator, camera: Camera, h_cam: np.ndarray,
-                      tables: TableImages | None) -> np.ndarray:
-    corners = np.array([[0, 0], [camera.width, 0], [camera.width, camera.height],
-                        [0, camera.height]], float)
+def _table_background(
+    rng: np.random.Generator, camera: Camera, h_cam: np.ndarray, tables: TableImages | None
+) -> np.ndarray:
+    corners = np.array(
+        [[0, 0], [camera.width, 0], [camera.width, camera.height], [0, camera.height]], float
+    )
     on_table = camera.to_table(corners)
     limit = camera.distance * 4
     on_table = np.clip(on_table, -limit, limit)
@@ -314,8 +354,13 @@ def _table_background(rng: np.random.Generator, camera: Camera, h_cam: np.ndarra
     else:
         texture = render_table(tw, th, rng)
     to_table = np.array([[(x1 - x0) / tw, 0, x0], [0, (y1 - y0) / th, y0], [0, 0, 1]])
-    return cv2.warpPerspective(texture, h_cam @ to_table, (camera.width, camera.height),
-                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    return cv2.warpPerspective(
+        texture,
+        h_cam @ to_table,
+        (camera.width, camera.height),
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_REFLECT,
+    )
 
 
 _MIPS: weakref.WeakKeyDictionary[Face, dict[int, np.ndarray]] = weakref.WeakKeyDictionary()
@@ -340,8 +385,15 @@ def _mip(face: Face, level: int) -> np.ndarray:
     return hit
 
 
-def _draw_card(frame: np.ndarray, owner: np.ndarray, face: Face, to_image: np.ndarray,
-               owner_id: int, rng: np.random.Generator, shadow: bool) -> bool:
+def _draw_card(
+    frame: np.ndarray,
+    owner: np.ndarray,
+    face: Face,
+    to_image: np.ndarray,
+    owner_id: int,
+    rng: np.random.Generator,
+    shadow: bool,
+) -> bool:
     fw, fh = face.size
     quad = apply_homography(to_image, np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], float))
     H, W = owner.shape
@@ -356,11 +408,15 @@ def _draw_card(frame: np.ndarray, owner: np.ndarray, face: Face, to_image: np.nd
     level = int(np.clip(np.floor(np.log2(max(fh / max(projected_h, 1.0), 1.0))) - 0, 0, 6))
     bgra = _mip(face, level)
     s = bgra.shape[1] / fw
-    to_roi = (np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float) @ to_image
-              @ np.array([[1 / s, 0, 0], [0, 1 / s, 0], [0, 0, 1]]))
+    to_roi = (
+        np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], float)
+        @ to_image
+        @ np.array([[1 / s, 0, 0], [0, 1 / s, 0], [0, 0, 1]])
+    )
     size = (x1 - x0, y1 - y0)
-    warped4 = cv2.warpPerspective(bgra, to_roi, size, flags=cv2.INTER_LINEAR,
-                                  borderMode=cv2.BORDER_CONSTANT)
+    warped4 = cv2.warpPerspective(
+        bgra, to_roi, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT
+    )
     alpha = cv2.extractChannel(warped4, 3)
     solid = cv2.threshold(alpha, 127, 255, cv2.THRESH_BINARY)[1]
     if not solid.any():
@@ -370,16 +426,19 @@ def _draw_card(frame: np.ndarray, owner: np.ndarray, face: Face, to_image: np.nd
         # A soft contact shadow a little down-right: cards lift off the cloth. Box blur at a
         # quarter of the size keeps it cheap on close-ups where one card fills the frame.
         k = max(1, int(projected_h * 0.03))
-        small = cv2.resize(alpha, (max(1, size[0] // 4), max(1, size[1] // 4)),
-                           interpolation=cv2.INTER_AREA)
+        small = cv2.resize(
+            alpha, (max(1, size[0] // 4), max(1, size[1] // 4)), interpolation=cv2.INTER_AREA
+        )
         small = cv2.blur(small, (max(1, k // 2) | 1, max(1, k // 2) | 1))
         shade = cv2.resize(small, size, interpolation=cv2.INTER_LINEAR)
         shade = cv2.warpAffine(shade, np.array([[1, 0, k / 3], [0, 1, k / 2]], np.float32), size)
-        factor = cv2.cvtColor(255 - (shade.astype(np.uint16) * 90 // 255).astype(np.uint8),
-                              cv2.COLOR_GRAY2BGR)
+        factor = cv2.cvtColor(
+            255 - (shade.astype(np.uint16) * 90 // 255).astype(np.uint8), cv2.COLOR_GRAY2BGR
+        )
         cv2.multiply(roi, factor, dst=roi, scale=1 / 255)
-    warped = cv2.convertScaleAbs(cv2.cvtColor(warped4, cv2.COLOR_BGRA2BGR),
-                                 alpha=float(rng.uniform(0.88, 1.08)))
+    warped = cv2.convertScaleAbs(
+        cv2.cvtColor(warped4, cv2.COLOR_BGRA2BGR), alpha=float(rng.uniform(0.88, 1.08))
+    )
     # A hard edge is enough: the frame is shrunk for the detector and blurred by the camera.
     cv2.copyTo(warped, solid, roi)
     np.putmask(owner[y0:y1, x0:x1], solid > 0, owner_id)
@@ -389,23 +448,30 @@ def _draw_card(frame: np.ndarray, owner: np.ndarray, face: Face, to_image: np.nd
 _SKIN = ((90, 130, 190), (60, 100, 160), (120, 160, 215), (40, 65, 110), (100, 145, 200))
 
 
-def _draw_hand(frame: np.ndarray, owner: np.ndarray, rng: np.random.Generator,
-               placed: list[_Placed]) -> None:
+def _draw_hand(
+    frame: np.ndarray, owner: np.ndarray, rng: np.random.Generator, placed: list[_Placed]
+) -> None:
     """A hand reaching in from a frame edge over a card, with its sleeve: covers what it covers."""
     H, W = owner.shape
     ups = [p for p in placed if p.kind == "up"] or placed
     if ups:
         target = ups[int(rng.integers(len(ups)))]
         fw, fh = target.face.size
-        ends = apply_homography(target.to_image, np.array(
-            [[rng.uniform(0, fw), rng.uniform(0, fh)], [0, 0], [0, fh]], float))
+        ends = apply_homography(
+            target.to_image,
+            np.array([[rng.uniform(0, fw), rng.uniform(0, fh)], [0, 0], [0, fh]], float),
+        )
         tx, ty = ends[0]
         card_h = float(np.linalg.norm(ends[2] - ends[1]))
     else:
         tx, ty, card_h = rng.uniform(0, W), rng.uniform(0, H), H * 0.3
     side = int(rng.integers(4))
-    ex, ey = [(rng.uniform(0, W), H * 1.2), (W * 1.2, rng.uniform(0, H)),
-              (rng.uniform(0, W), -H * 0.2), (-W * 0.2, rng.uniform(0, H))][side]
+    ex, ey = [
+        (rng.uniform(0, W), H * 1.2),
+        (W * 1.2, rng.uniform(0, H)),
+        (rng.uniform(0, W), -H * 0.2),
+        (-W * 0.2, rng.uniform(0, H)),
+    ][side]
     edge = np.array([ex, ey])
     direction = np.array([tx - ex, ty - ey])
     direction /= max(np.linalg.norm(direction), 1e-6)
@@ -416,12 +482,23 @@ def _draw_hand(frame: np.ndarray, owner: np.ndarray, rng: np.random.Generator,
     palm_c = tip - direction * palm_w * 1.1
     wrist = palm_c - direction * palm_w * 0.55
     arm_w = palm_w * 0.45
-    arm = np.array([wrist + normal * arm_w, wrist - normal * arm_w,
-                    edge - normal * arm_w * 1.3, edge + normal * arm_w * 1.3])
+    arm = np.array(
+        [
+            wrist + normal * arm_w,
+            wrist - normal * arm_w,
+            edge - normal * arm_w * 1.3,
+            edge + normal * arm_w * 1.3,
+        ]
+    )
     sleeve_start = wrist - direction * palm_w * rng.uniform(0.2, 1.5)
-    cut = np.array([sleeve_start + normal * arm_w * 2, sleeve_start - normal * arm_w * 2,
-                    edge - normal * arm_w * 3 - direction * palm_w * 2,
-                    edge + normal * arm_w * 3 - direction * palm_w * 2])
+    cut = np.array(
+        [
+            sleeve_start + normal * arm_w * 2,
+            sleeve_start - normal * arm_w * 2,
+            edge - normal * arm_w * 3 - direction * palm_w * 2,
+            edge + normal * arm_w * 3 - direction * palm_w * 2,
+        ]
+    )
     n_fingers = int(rng.integers(2, 5))
     fingers = []
     for k in range(n_fingers):
@@ -448,8 +525,17 @@ def _draw_hand(frame: np.ndarray, owner: np.ndarray, rng: np.random.Generator,
     mask: np.ndarray = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.fillPoly(mask, [(arm - shift).astype(np.int32)], 255, cv2.LINE_AA)
     angle = float(np.degrees(np.arctan2(direction[1], direction[0])))
-    cv2.ellipse(mask, pt(palm_c), (int(palm_w * 0.55), int(palm_w * 0.45)), angle, 0, 360, 255,
-                -1, cv2.LINE_AA)
+    cv2.ellipse(
+        mask,
+        pt(palm_c),
+        (int(palm_w * 0.55), int(palm_w * 0.45)),
+        angle,
+        0,
+        360,
+        255,
+        -1,
+        cv2.LINE_AA,
+    )
     for base, end, thick in fingers:
         cv2.line(mask, pt(base), pt(end), 255, thick, cv2.LINE_AA)
     sleeve = np.zeros_like(mask)
@@ -467,8 +553,9 @@ def _draw_hand(frame: np.ndarray, owner: np.ndarray, rng: np.random.Generator,
     k = max(1, int(palm_w * 0.05)) | 1
     small = cv2.blur(small, (k, k))
     shade = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-    shade = cv2.cvtColor((150 + shade.astype(np.uint16) * 105 // 255).astype(np.uint8),
-                         cv2.COLOR_GRAY2BGR)
+    shade = cv2.cvtColor(
+        (150 + shade.astype(np.uint16) * 105 // 255).astype(np.uint8), cv2.COLOR_GRAY2BGR
+    )
     cv2.multiply(colour, shade, dst=colour, scale=1 / 255)
     solid = cv2.threshold(mask, 127, 255, cv2.THRESH_BINARY)[1]
     cv2.copyTo(colour, solid, frame[y0:y1, x0:x1])
@@ -494,20 +581,26 @@ def _visible_box(owner: np.ndarray, owner_id: int, quad: np.ndarray) -> tuple[fl
     if count == 0:
         return 0.0, None
     ys, xs = np.nonzero(seen)
-    return min(1.0, count / area), (float(x0 + xs.min()), float(y0 + ys.min()),
-                                    float(x0 + xs.max() + 1), float(y0 + ys.max() + 1))
+    return min(1.0, count / area), (
+        float(x0 + xs.min()),
+        float(y0 + ys.min()),
+        float(x0 + xs.max() + 1),
+        float(y0 + ys.max() + 1),
+    )
 
 
-def _collect_labels(scene: Scene, placed: list[_Placed], owner: np.ndarray,
-                    output_scale: float, config: SceneConfig) -> None:
+def _collect_labels(
+    scene: Scene, placed: list[_Placed], owner: np.ndarray, output_scale: float, config: SceneConfig
+) -> None:
     from scorekeeper.rules.cards import Card
 
     min_side = config.min_box_px / output_scale
     for p in placed:
         face_h = p.face.size[1]
         for x1, y1, x2, y2 in p.face.index_boxes:
-            quad = apply_homography(p.to_image, np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]],
-                                                         float))
+            quad = apply_homography(
+                p.to_image, np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float)
+            )
             visible, box = _visible_box(owner, p.owner_id, quad)
             if box is None or visible < config.min_visible:
                 continue
@@ -529,8 +622,11 @@ def _collect_labels(scene: Scene, placed: list[_Placed], owner: np.ndarray,
             else:
                 scene.negatives.append(("distractor", box))
         # One pip (or patch of back) per card is plenty of negatives, and each costs a raster.
-        extra = p.face.pip_boxes[(p.owner_id * 7) % len(p.face.pip_boxes):][:1] \
-            if p.face.pip_boxes else ()
+        extra = (
+            p.face.pip_boxes[(p.owner_id * 7) % len(p.face.pip_boxes) :][:1]
+            if p.face.pip_boxes
+            else ()
+        )
         for pip_box in extra:
             x1f, y1f, x2f, y2f = (float(v) for v in pip_box)
             if p.kind == "back":
@@ -538,25 +634,39 @@ def _collect_labels(scene: Scene, placed: list[_Placed], owner: np.ndarray,
                 w, h = (x2f - x1f) * 0.3, (y2f - y1f) * 0.25
                 x1f, y1f = x1f + (x2f - x1f - w) * 0.5, y1f + (y2f - y1f - h) * 0.5
                 x2f, y2f = x1f + w, y1f + h
-            quad = apply_homography(p.to_image, np.array(
-                [[x1f, y1f], [x2f, y1f], [x2f, y2f], [x1f, y2f]], float))
+            quad = apply_homography(
+                p.to_image, np.array([[x1f, y1f], [x2f, y1f], [x2f, y2f], [x1f, y2f]], float)
+            )
             visible, box = _visible_box(owner, p.owner_id, quad)
-            if box is not None and visible >= 0.8 and min(box[2] - box[0], box[3] - box[1]) >= min_side:
+            if (
+                box is not None
+                and visible >= 0.8
+                and min(box[2] - box[0], box[3] - box[1]) >= min_side
+            ):
                 scene.negatives.append(("back" if p.kind == "back" else "pip", box))
 
 
-def _collect_background(scene: Scene, owner: np.ndarray, rng: np.random.Generator,
-                        index_px: float) -> None:
+def _collect_background(
+    scene: Scene, owner: np.ndarray, rng: np.random.Generator, index_px: float
+) -> None:
     H, W = owner.shape
     h = max(8.0, index_px * rng.uniform(0.8, 1.5))
     w = h * 0.7
     for _ in range(6):
         x, y = rng.uniform(0, max(1, W - w)), rng.uniform(0, max(1, H - h))
-        patch = owner[int(y): int(y + h), int(x): int(x + w)]
+        patch = owner[int(y) : int(y + h), int(x) : int(x + w)]
         if patch.size and (patch == 0).mean() > 0.9:
             scene.negatives.append(("table", (float(x), float(y), float(x + w), float(y + h))))
             return
 
 
-__all__ = ["BACK_LABEL", "CARD_MM", "CardPose", "IndexLabel", "Scene", "SceneConfig",
-           "compose_scene", "render_cards"]
+__all__ = [
+    "BACK_LABEL",
+    "CARD_MM",
+    "CardPose",
+    "IndexLabel",
+    "Scene",
+    "SceneConfig",
+    "compose_scene",
+    "render_cards",
+]

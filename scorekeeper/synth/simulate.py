@@ -170,7 +170,9 @@ def detections_for_truth(truth: dict[str, Any], *, box: str = "index") -> list[F
             "ground truth without seed and options: not made by scorekeeper simulate"
         ) from None
     frames, again = simulate_detections(seed, box=box, **options)
-    if again["events"] != truth.get("events") or not _same_record(again["record"], truth.get("record")):
+    if again["events"] != truth.get("events") or not _same_record(
+        again["record"], truth.get("record")
+    ):
         raise SimulationError(
             f"ground truth of seed {seed} differs from what this version simulates: "
             "re-run scorekeeper simulate"

@@ -98,8 +98,9 @@ def _readable_indices(timeline: Timeline, box: str) -> Iterator[_Sighting]:
         quads = apply_homography(
             cameras[start:end][listed], place(track.path()[listed], index_corners)
         ).reshape(len(listed), 2, 4, 2)
-        yield _Sighting(track, start + listed, readable[listed], quads,
-                        frame_points[listed], seen[listed])
+        yield _Sighting(
+            track, start + listed, readable[listed], quads, frame_points[listed], seen[listed]
+        )
 
 
 class _Sighting(NamedTuple):
@@ -138,7 +139,12 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
                     CardDetection(
                         card=card,
                         confidence=1.0,
-                        box=(float(low[k, 0]), float(low[k, 1]), float(high[k, 0]), float(high[k, 1])),
+                        box=(
+                            float(low[k, 0]),
+                            float(low[k, 1]),
+                            float(high[k, 0]),
+                            float(high[k, 1]),
+                        ),
                         corners=int(corners[k]),
                     ),
                 )
@@ -175,7 +181,9 @@ def index_boxes(timeline: Timeline) -> list[list[IndexBox]]:
                 x1, y1 = low[k, corner]
                 x2, y2 = high[k, corner]
                 if x2 - x1 >= 2 and y2 - y1 >= 2:
-                    per_frame[int(frame)].append((card, (float(x1), float(y1), float(x2), float(y2))))
+                    per_frame[int(frame)].append(
+                        (card, (float(x1), float(y1), float(x2), float(y2)))
+                    )
     return per_frame
 
 

@@ -54,18 +54,30 @@ bp = Blueprint("tournament", __name__)
 
 def create_tournament_app(config: Mapping[str, Any]) -> Flask:
     assets = web_assets_dir()
-    app = Flask(__name__, template_folder=str(assets / "templates"), static_folder=str(assets / "static"))
+    app = Flask(
+        __name__, template_folder=str(assets / "templates"), static_folder=str(assets / "static")
+    )
     app.config.from_mapping(
-        TOURNAMENT="torneio", PIN=None, SCORING=None, HEARTBEAT=15.0, PIN_TRIES=5, PIN_LOCKOUT=60.0,
-        MAX_CONTENT_LENGTH=4 << 20, SEND_FILE_MAX_AGE_DEFAULT=300,
+        TOURNAMENT="torneio",
+        PIN=None,
+        SCORING=None,
+        HEARTBEAT=15.0,
+        PIN_TRIES=5,
+        PIN_LOCKOUT=60.0,
+        MAX_CONTENT_LENGTH=4 << 20,
+        SEND_FILE_MAX_AGE_DEFAULT=300,
     )
     app.config.update(config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
-    store = TournamentStore.open(app.config["DATABASE_URL"], app.config["TOURNAMENT"], scoring=app.config["SCORING"])
+    store = TournamentStore.open(
+        app.config["DATABASE_URL"], app.config["TOURNAMENT"], scoring=app.config["SCORING"]
+    )
     app.extensions[_STORE] = store
     app.extensions[_HUB] = TournamentHub(store, heartbeat=float(app.config["HEARTBEAT"]))
-    app.extensions[_PINS] = PinGuard(tries=int(app.config["PIN_TRIES"]), lockout=float(app.config["PIN_LOCKOUT"]))
+    app.extensions[_PINS] = PinGuard(
+        tries=int(app.config["PIN_TRIES"]), lockout=float(app.config["PIN_LOCKOUT"])
+    )
     app.register_blueprint(bp)
     app.register_error_handler(HTTPException, _http_error)
     return app
@@ -102,7 +114,9 @@ def _bad_input(exc: ScorekeeperError) -> Response:
 @bp.errorhandler(psycopg.OperationalError)
 @bp.errorhandler(psycopg_pool.PoolTimeout)
 def _database_down(exc: Exception) -> Response:
-    response = error(503, "the tournament database cannot be reached: the table keeps its log and retries")
+    response = error(
+        503, "the tournament database cannot be reached: the table keeps its log and retries"
+    )
     response.headers["Retry-After"] = "2"
     return response
 
@@ -118,7 +132,9 @@ def body() -> dict[str, Any]:
     try:
         data = json.loads(text) if text.strip() else {}
     except json.JSONDecodeError as exc:
-        raise TournamentError(f"malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise TournamentError(
+            f"malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
     except RecursionError:
         raise TournamentError("the JSON is nested too deeply") from None
     if not isinstance(data, dict):
@@ -141,7 +157,9 @@ def _pin_ok() -> bool | Response:
         return response
     if not pin or not hmac.compare_digest(given.encode(), str(pin).encode()):
         guard.failed(address)
-        return error(401, "wrong organiser PIN" if pin else "organiser writes are off: serve with --pin")
+        return error(
+            401, "wrong organiser PIN" if pin else "organiser writes are off: serve with --pin"
+        )
     guard.passed(address)
     return True
 
@@ -172,7 +190,9 @@ def _table(table: str) -> str:
 @bp.get("/")
 def organiser_page() -> str:
     store = get_store()
-    return render_template("tournament/organiser.html", tournament=store.tournament, scoring=store.scoring())
+    return render_template(
+        "tournament/organiser.html", tournament=store.tournament, scoring=store.scoring()
+    )
 
 
 @bp.get("/results.csv")
@@ -180,8 +200,11 @@ def results_csv() -> Response:
     out = io.StringIO()
     write_csv(get_store().games(), out)
     return Response(
-        out.getvalue(), mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{get_store().tournament}-resultados.csv"'},
+        out.getvalue(),
+        mimetype="text/csv",
+        headers={
+            "Content-Disposition": f'attachment; filename="{get_store().tournament}-resultados.csv"'
+        },
     )
 
 
@@ -222,10 +245,12 @@ def teams() -> Response:
 def standings() -> Response:
     store = get_store()
     scoring = store.scoring()
-    return jsonify({
-        "scoring": {"win": scoring.win, "loss": scoring.loss},
-        "standings": [row.to_json() for row in store.standings()],
-    })
+    return jsonify(
+        {
+            "scoring": {"win": scoring.win, "loss": scoring.loss},
+            "standings": [row.to_json() for row in store.standings()],
+        }
+    )
 
 
 @bp.get("/api/rounds")
@@ -238,8 +263,13 @@ def rounds() -> Response:
 
 def game_json(game: Game) -> dict[str, Any]:
     return {
-        "table": game.table, "match": game.match, "nos": game.nos, "eles": game.eles,
-        "score": game.score, "winner": game.winner, "corrected": game.corrected,
+        "table": game.table,
+        "match": game.match,
+        "nos": game.nos,
+        "eles": game.eles,
+        "score": game.score,
+        "winner": game.winner,
+        "corrected": game.corrected,
     }
 
 
@@ -273,7 +303,9 @@ def push(table: str) -> Response:
     key = request.headers.get(KEY_HEADER)
     if key is not None:
         if not store.key_matches(table, key):
-            return error(401, f"this key does not write table {table!r}: use the key the organiser gave it")
+            return error(
+                401, f"this key does not write table {table!r}: use the key the organiser gave it"
+            )
     else:
         ok = _pin_ok()
         if ok is False:
@@ -322,6 +354,8 @@ def correct(table: str) -> Response:
     match."""
     data = body()
     if set(data) != {"match", "record"}:
-        raise TournamentError('send {"match": 1, "record": {"deals": [...]}} (record null withdraws it)')
+        raise TournamentError(
+            'send {"match": 1, "record": {"deals": [...]}} (record null withdraws it)'
+        )
     get_store().correct(_table(table), data["match"], data["record"])
     return jsonify({"table": table, "match": data["match"]})

@@ -106,7 +106,9 @@ def migrate(conn: psycopg.Connection[Any]) -> list[str]:
         for version, name, sql in shipped:
             if version > current:
                 conn.execute(sql.encode())  # several statements, no parameters
-                conn.execute("INSERT INTO schema_version (version, name) VALUES (%s, %s)", (version, name))
+                conn.execute(
+                    "INSERT INTO schema_version (version, name) VALUES (%s, %s)", (version, name)
+                )
                 applied_now.append(name)
     return applied_now
 
@@ -139,7 +141,12 @@ class TournamentStore:
 
     @classmethod
     def open(
-        cls, dsn: str, tournament: str = "torneio", *, scoring: Scoring | None = None, pool_size: int = 8
+        cls,
+        dsn: str,
+        tournament: str = "torneio",
+        *,
+        scoring: Scoring | None = None,
+        pool_size: int = 8,
     ) -> TournamentStore:
         """Connect, apply missing migrations, create the tournament if new (and set its scoring)."""
         store = cls(dsn, tournament, pool_size=pool_size)
@@ -147,7 +154,9 @@ class TournamentStore:
             with psycopg.connect(dsn, connect_timeout=10) as conn:
                 migrate(conn)
         except psycopg.OperationalError as error:
-            raise TournamentError(f"cannot reach the tournament database: {_first_line(error)}") from None
+            raise TournamentError(
+                f"cannot reach the tournament database: {_first_line(error)}"
+            ) from None
         store.pool.open(wait=True, timeout=30)
         store.setup(scoring)
         return store
@@ -158,7 +167,8 @@ class TournamentStore:
     def setup(self, scoring: Scoring | None) -> None:
         with self.pool.connection() as conn:
             conn.execute(
-                "INSERT INTO tournaments (tournament) VALUES (%s) ON CONFLICT DO NOTHING", (self.tournament,)
+                "INSERT INTO tournaments (tournament) VALUES (%s) ON CONFLICT DO NOTHING",
+                (self.tournament,),
             )
             if scoring is not None:
                 conn.execute(
@@ -170,7 +180,8 @@ class TournamentStore:
     def scoring(self) -> Scoring:
         with self.pool.connection() as conn:
             row = conn.execute(
-                "SELECT win_points, loss_points FROM tournaments WHERE tournament = %s", (self.tournament,)
+                "SELECT win_points, loss_points FROM tournaments WHERE tournament = %s",
+                (self.tournament,),
             ).fetchone()
         return Scoring(win=row[0], loss=row[1]) if row else Scoring()
 
@@ -187,7 +198,9 @@ class TournamentStore:
                 (self.tournament, table_id, key_digest(key)),
             )
             if cursor.rowcount == 0:
-                raise TournamentError(f"table {table_id!r} is already in the tournament: it keeps its key")
+                raise TournamentError(
+                    f"table {table_id!r} is already in the tournament: it keeps its key"
+                )
         return key
 
     def table_ids(self) -> list[str]:
@@ -230,7 +243,9 @@ class TournamentStore:
                 (self.tournament, table_id),
             ).fetchone()
             if locked is None:
-                raise TournamentError(f"no table {table_id!r} in this tournament: the organiser adds it first")
+                raise TournamentError(
+                    f"no table {table_id!r} in this tournament: the organiser adds it first"
+                )
             log = self._read(conn, table_id)
             held = len(log)
             new: list[StoredEvent] = []
@@ -240,19 +255,25 @@ class TournamentStore:
                         raise PushConflict(
                             f"event {seq} differs from the one the server holds: "
                             "this table's log was replaced; "
-                            "give the table a new name in the tournament", acked=None,
+                            "give the table a new name in the tournament",
+                            acked=None,
                         )
                     continue
                 expected = held + len(new) + 1
                 if seq != expected:
-                    raise PushConflict(f"event {seq} arrived before event {expected}: send from {expected}", acked=held)
+                    raise PushConflict(
+                        f"event {seq} arrived before event {expected}: send from {expected}",
+                        acked=held,
+                    )
                 new.append(StoredEvent(table_id, seq, at, event))
             if not new:
                 return held
             try:
                 state = build_state(table_id, new[-1].seq, fold(log + new))
             except ScorekeeperError as error:
-                raise PushError(f"the log with events {new[0].seq}-{new[-1].seq} would not replay: {error}") from None
+                raise PushError(
+                    f"the log with events {new[0].seq}-{new[-1].seq} would not replay: {error}"
+                ) from None
             try:
                 with conn.cursor() as cursor:
                     cursor.executemany(
@@ -260,9 +281,16 @@ class TournamentStore:
                         " VALUES (%s, %s, %s, %s, %s, %s)",
                         [(self.tournament, table_id, s.seq, *_row(s)) for s in new],
                     )
-            except psycopg.errors.DataError as error:  # a value PostgreSQL cannot store: the push's fault
-                raise PushError(f"events {new[0].seq}-{new[-1].seq} cannot be stored: {_first_line(error)}") from None
-            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice(self.tournament, table_id, new[-1].seq)))
+            except (
+                psycopg.errors.DataError
+            ) as error:  # a value PostgreSQL cannot store: the push's fault
+                raise PushError(
+                    f"events {new[0].seq}-{new[-1].seq} cannot be stored: {_first_line(error)}"
+                ) from None
+            conn.execute(
+                "SELECT pg_notify(%s, %s)",
+                (CHANNEL, notice(self.tournament, table_id, new[-1].seq)),
+            )
         with self._lock:  # this process's pages will want it: folded once
             self._logs[table_id] = log + new
             self._states[table_id] = (new[-1].seq, state)
@@ -282,7 +310,10 @@ class TournamentStore:
         ).fetchall()
         if not rows:
             return list(known)
-        log = known + [StoredEvent(table_id, seq, at, event_from_json(kind, data)) for seq, kind, data, at in rows]
+        log = known + [
+            StoredEvent(table_id, seq, at, event_from_json(kind, data))
+            for seq, kind, data, at in rows
+        ]
         with self._lock:
             if len(log) > len(self._logs.get(table_id, [])):
                 self._logs[table_id] = log
@@ -310,7 +341,8 @@ class TournamentStore:
             replay_record(record)  # the engine's one-line RecordError when it does not replay
         with self.pool.connection() as conn:
             if not conn.execute(
-                "SELECT 1 FROM tables WHERE tournament = %s AND table_id = %s", (self.tournament, table_id)
+                "SELECT 1 FROM tables WHERE tournament = %s AND table_id = %s",
+                (self.tournament, table_id),
             ).fetchone():
                 raise TournamentError(f"no table {table_id!r} in this tournament")
             conn.execute(
@@ -318,7 +350,9 @@ class TournamentStore:
                 " VALUES (%s, %s, %s, %s)",
                 (self.tournament, table_id, match, None if record is None else Jsonb(dict(record))),
             )
-            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, notice(self.tournament, table_id, 0)))
+            conn.execute(
+                "SELECT pg_notify(%s, %s)", (CHANNEL, notice(self.tournament, table_id, 0))
+            )
 
     def corrections(self) -> dict[tuple[str, int], dict[str, Any] | None]:
         """The latest correction per (table, match)."""
@@ -349,20 +383,25 @@ class TournamentStore:
             raise TournamentError("a team is named twice in this entry: each team is entered once")
         with self.pool.connection() as conn, conn.transaction():
             taken = conn.execute(
-                "SELECT team FROM teams WHERE tournament = %s AND team = ANY(%s)", (self.tournament, clean)
+                "SELECT team FROM teams WHERE tournament = %s AND team = ANY(%s)",
+                (self.tournament, clean),
             ).fetchall()
             if taken:
-                raise TournamentError(f"team {taken[0][0]!r} is already entered: each team is entered once")
+                raise TournamentError(
+                    f"team {taken[0][0]!r} is already entered: each team is entered once"
+                )
             with conn.cursor() as cursor:
                 cursor.executemany(
-                    "INSERT INTO teams (tournament, team) VALUES (%s, %s)", [(self.tournament, n) for n in clean]
+                    "INSERT INTO teams (tournament, team) VALUES (%s, %s)",
+                    [(self.tournament, n) for n in clean],
                 )
         return clean
 
     def teams(self) -> list[str]:
         with self.pool.connection() as conn:
             rows = conn.execute(
-                "SELECT team FROM teams WHERE tournament = %s ORDER BY entered, team", (self.tournament,)
+                "SELECT team FROM teams WHERE tournament = %s ORDER BY entered, team",
+                (self.tournament,),
             ).fetchall()
         return [row[0] for row in rows]
 
@@ -394,8 +433,18 @@ class TournamentStore:
                 result = _replayed(record)
                 score = result.score.to_json()
                 winner = result.winner.value if result.winner is not None else None
-            games.append(Game(round=round_number, nos=nos, eles=eles, table=table, match=match,
-                              score=score, winner=winner, corrected=corrected))
+            games.append(
+                Game(
+                    round=round_number,
+                    nos=nos,
+                    eles=eles,
+                    table=table,
+                    match=match,
+                    score=score,
+                    winner=winner,
+                    corrected=corrected,
+                )
+            )
         return games
 
     def standings(self) -> list[Standing]:
@@ -404,7 +453,9 @@ class TournamentStore:
     def pair_next_round(self) -> list[Game]:
         """Pair the next round by the standings (no repeat opponents) onto the tables in order."""
         with self.pool.connection() as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"pairing/{self.tournament}",))
+            conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"pairing/{self.tournament}",)
+            )
             games = self.games()
             unfinished = [g for g in games if not g.finished]
             if unfinished:
@@ -430,7 +481,17 @@ class TournamentStore:
             round_number = max((g.round for g in games), default=0) + 1
             rows: list[tuple[Any, ...]] = []
             for place, ((nos, eles), table) in enumerate(zip(pairs, tables, strict=False), start=1):
-                rows.append((self.tournament, round_number, place, table, self._next_match(table), nos, eles))
+                rows.append(
+                    (
+                        self.tournament,
+                        round_number,
+                        place,
+                        table,
+                        self._next_match(table),
+                        nos,
+                        eles,
+                    )
+                )
             if bye is not None:
                 rows.append((self.tournament, round_number, len(pairs) + 1, None, None, bye, None))
             with conn.cursor() as cursor:
@@ -457,7 +518,9 @@ class TournamentStore:
                 " WHERE tournament = %s AND table_id IS NOT NULL ORDER BY table_id, round DESC",
                 (self.tournament,),
             ).fetchall()
-        return {t: {"round": r, "match": m, "nos": nos, "eles": eles} for t, r, m, nos, eles in rows}
+        return {
+            t: {"round": r, "match": m, "nos": nos, "eles": eles} for t, r, m, nos, eles in rows
+        }
 
     def summary(self, table_id: str, seated: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
         """The table's live state in short, for the organiser's page; ``seated``: :meth:`seated`."""
@@ -470,7 +533,9 @@ class TournamentStore:
             "score": state["score"],
             "winner": state["winner"],
             "rules": {"target": state["rules"].get("target")},
-            "current": None if current is None else {
+            "current": None
+            if current is None
+            else {
                 "number": current["number"],
                 "dealer": current["dealer"],
                 "turned": current["turned"],
@@ -490,19 +555,25 @@ def parse_push(items: Any) -> list[tuple[int, datetime, Any]]:
     """The events of a push body's ``events`` list, checked one by one (one line names the first
     fault)."""
     if not isinstance(items, list) or not items:
-        raise PushError('"events" must be a non-empty list of {"seq", "kind", "data", "at"} objects')
+        raise PushError(
+            '"events" must be a non-empty list of {"seq", "kind", "data", "at"} objects'
+        )
     if len(items) > MAX_BATCH:
         raise PushError(f"{len(items)} events in one push: send at most {MAX_BATCH} at a time")
     parsed: list[tuple[int, datetime, Any]] = []
     for index, item in enumerate(items):
         where = f"event {index + 1} of the push"
         if not isinstance(item, dict) or set(item) != _PUSH_FIELDS:
-            raise PushError(f'{where} must be an object with exactly "seq", "kind", "data" and "at"')
+            raise PushError(
+                f'{where} must be an object with exactly "seq", "kind", "data" and "at"'
+            )
         seq, kind, data, at = item["seq"], item["kind"], item["data"], item["at"]
         if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq < 2**31:
             raise PushError(f"{where}: seq {seq!r} is not a sequence number counted from 1")
         if parsed and seq != parsed[-1][0] + 1:
-            raise PushError(f"{where}: seq {seq} does not follow {parsed[-1][0]}: send events in seq order")
+            raise PushError(
+                f"{where}: seq {seq} does not follow {parsed[-1][0]}: send events in seq order"
+            )
         if not isinstance(kind, str):
             raise PushError(f"{where}: kind {kind!r} is not an event kind")
         try:
@@ -513,7 +584,9 @@ def parse_push(items: Any) -> list[tuple[int, datetime, Any]]:
         except (ValueError, TypeError, OverflowError):
             when = None
         if when is None or when.tzinfo is None:
-            raise PushError(f"{where} (seq {seq}): at {at!r} is not an ISO time with its UTC offset")
+            raise PushError(
+                f"{where} (seq {seq}): at {at!r} is not an ISO time with its UTC offset"
+            )
         try:
             text = json.dumps(event_to_json(event)[1], allow_nan=False)
         except (TypeError, ValueError):
@@ -529,7 +602,12 @@ def notice(tournament: str, table_id: str, seq: int) -> str:
 
 
 def check_name(name: Any, what: str, *, limit: int = 40) -> str:
-    if not isinstance(name, str) or not name.strip() or len(name.strip()) > limit or not name.isprintable():
+    if (
+        not isinstance(name, str)
+        or not name.strip()
+        or len(name.strip()) > limit
+        or not name.isprintable()
+    ):
         raise TournamentError(f"{what} {name!r}: use 1-{limit} printable characters")
     return name.strip()
 
@@ -542,7 +620,8 @@ def _replayed(record: Mapping[str, Any]) -> MatchResult:
 
 def _last_seq(conn: psycopg.Connection[Any], tournament: str, table_id: str) -> int:
     row = conn.execute(
-        "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = %s AND table_id = %s", (tournament, table_id)
+        "SELECT coalesce(max(seq), 0) FROM events WHERE tournament = %s AND table_id = %s",
+        (tournament, table_id),
     ).fetchone()
     return int(row[0]) if row else 0
 

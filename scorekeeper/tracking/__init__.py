@@ -17,6 +17,18 @@ from scorekeeper.tracking.thresholds import Thresholds
 from scorekeeper.tracking.tracker import Tracker
 
 __all__ = [
-    "CardPlayed", "DealCorrected", "DealEnded", "DealStarted", "Event", "Phase", "PlayCorrected", "RevokeFlagged", "Side",
-    "TableGeometry", "Thresholds", "Tracker", "TrickGathered", "Uncertain",
+    "CardPlayed",
+    "DealCorrected",
+    "DealEnded",
+    "DealStarted",
+    "Event",
+    "Phase",
+    "PlayCorrected",
+    "RevokeFlagged",
+    "Side",
+    "TableGeometry",
+    "Thresholds",
+    "Tracker",
+    "TrickGathered",
+    "Uncertain",
 ]

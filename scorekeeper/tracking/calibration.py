@@ -19,7 +19,12 @@ from scorekeeper.rules import seat_label
 from scorekeeper.tracking.geometry import Side, TableGeometry
 
 TEAM_COLOURS = {0: (235, 99, 37), 1: (12, 74, 234)}  # BGR: Nós blue, Eles orange, as on the page
-LABEL_FONTS = ("DejaVuSans-Bold.ttf", "LiberationSans-Bold.ttf", "DejaVuSans.ttf", "LiberationSans-Regular.ttf")
+LABEL_FONTS = (
+    "DejaVuSans-Bold.ttf",
+    "LiberationSans-Bold.ttf",
+    "DejaVuSans.ttf",
+    "LiberationSans-Regular.ttf",
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -44,7 +49,9 @@ def draw_geometry(frame_bgr: np.ndarray, geometry: TableGeometry) -> np.ndarray:
     picture = frame_bgr.copy()
     x1, y1, x2, y2 = (round(v) for v in geometry.play_area)
     cv2.rectangle(picture, (x1, y1), (x2, y2), (255, 255, 255), 3)
-    cv2.putText(picture, "vaza", (x1 + 8, y1 + 30), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2)
+    cv2.putText(
+        picture, "vaza", (x1 + 8, y1 + 30), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2
+    )
     height, width = picture.shape[:2]
     labels = [(seat, seat_caption(seat)) for seat in range(4)]
     sizes = [_text_size(text) for _, text in labels]
@@ -58,10 +65,14 @@ def draw_geometry(frame_bgr: np.ndarray, geometry: TableGeometry) -> np.ndarray:
     for (seat, text), (text_w, text_h) in zip(labels, sizes, strict=True):
         side = geometry.side_of_seat(seat)
         x, y = anchors[side]
-        x = min(max(x - text_w // 2, 8), width - text_w - 8) if side in (Side.TOP, Side.BOTTOM) else (
-            x if side is Side.LEFT else x - text_w
+        x = (
+            min(max(x - text_w // 2, 8), width - text_w - 8)
+            if side in (Side.TOP, Side.BOTTOM)
+            else (x if side is Side.LEFT else x - text_w)
         )
-        cv2.rectangle(picture, (x - 6, y - text_h - 8), (x + text_w + 6, y + 8), TEAM_COLOURS[seat % 2], -1)
+        cv2.rectangle(
+            picture, (x - 6, y - text_h - 8), (x + text_w + 6, y + 8), TEAM_COLOURS[seat % 2], -1
+        )
         boxes.append((x, y - text_h, text))
     return _write(picture, boxes)
 
@@ -88,7 +99,9 @@ def _write(picture: np.ndarray, boxes: list[tuple[int, int, str]]) -> np.ndarray
     if font is None:
         for x, y, text in boxes:
             (_, h), _ = cv2.getTextSize(_ascii(text), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 2)
-            cv2.putText(picture, _ascii(text), (x, y + h), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2)
+            cv2.putText(
+                picture, _ascii(text), (x, y + h), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2
+            )
         return picture
     from PIL import Image, ImageDraw, ImageFont
 

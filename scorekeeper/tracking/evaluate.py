@@ -28,9 +28,14 @@ class Comparison:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "plays": self.plays, "plays_right": self.plays_right, "seats_right": self.seats_right,
-            "tricks": self.tricks, "tricks_right": self.tricks_right,
-            "deals": self.deals, "deals_right": self.deals_right, "score_right": self.score_right,
+            "plays": self.plays,
+            "plays_right": self.plays_right,
+            "seats_right": self.seats_right,
+            "tricks": self.tricks,
+            "tricks_right": self.tricks_right,
+            "deals": self.deals,
+            "deals_right": self.deals_right,
+            "score_right": self.score_right,
         }
 
     def summary(self) -> str:
@@ -66,8 +71,13 @@ def compare(truth: dict[str, Any], tracked: dict[str, Any]) -> Comparison:
         deals_right += same_deal
         points_right = points_right and other is not None and deal["points"] == other["points"]
     return Comparison(
-        plays=plays, plays_right=plays_right, seats_right=seats_right, tricks=tricks,
-        tricks_right=tricks_right, deals=len(want["deals"]), deals_right=deals_right,
+        plays=plays,
+        plays_right=plays_right,
+        seats_right=seats_right,
+        tricks=tricks,
+        tricks_right=tricks_right,
+        deals=len(want["deals"]),
+        deals_right=deals_right,
         score_right=points_right and want["score"] == got["score"],
     )
 

@@ -28,8 +28,14 @@ class DealStarted:
     confidence: float
 
     def to_json(self) -> Json:
-        return {"type": self.type, "frame": self.frame, "deal": self.deal, "dealer": self.dealer,
-                "turned": self.turned.notation, "confidence": round(self.confidence, 3)}
+        return {
+            "type": self.type,
+            "frame": self.frame,
+            "deal": self.deal,
+            "dealer": self.dealer,
+            "turned": self.turned.notation,
+            "confidence": round(self.confidence, 3),
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,9 +53,16 @@ class CardPlayed:
     """The seat on the side the card came from, when that could be seen."""
 
     def to_json(self) -> Json:
-        return {"type": self.type, "frame": self.frame, "deal": self.deal, "trick": self.trick,
-                "seat": self.seat, "card": self.card.notation,
-                "confidence": round(self.confidence, 3), "side_seat": self.side_seat}
+        return {
+            "type": self.type,
+            "frame": self.frame,
+            "deal": self.deal,
+            "trick": self.trick,
+            "seat": self.seat,
+            "card": self.card.notation,
+            "confidence": round(self.confidence, 3),
+            "side_seat": self.side_seat,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,9 +80,16 @@ class PlayCorrected:
     confidence: float
 
     def to_json(self) -> Json:
-        return {"type": self.type, "frame": self.frame, "deal": self.deal, "trick": self.trick,
-                "play": self.play, "seat": self.seat, "card": self.card.notation,
-                "confidence": round(self.confidence, 3)}
+        return {
+            "type": self.type,
+            "frame": self.frame,
+            "deal": self.deal,
+            "trick": self.trick,
+            "play": self.play,
+            "seat": self.seat,
+            "card": self.card.notation,
+            "confidence": round(self.confidence, 3),
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,8 +104,13 @@ class DealCorrected:
     turned: Card
 
     def to_json(self) -> Json:
-        return {"type": self.type, "frame": self.frame, "deal": self.deal, "dealer": self.dealer,
-                "turned": self.turned.notation}
+        return {
+            "type": self.type,
+            "frame": self.frame,
+            "deal": self.deal,
+            "dealer": self.dealer,
+            "turned": self.turned.notation,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,9 +126,15 @@ class TrickGathered:
     points: int
 
     def to_json(self) -> Json:
-        return {"type": self.type, "frame": self.frame, "deal": self.deal, "trick": self.trick,
-                "winner": self.winner, "cards": [c.notation for c in self.cards],
-                "points": self.points}
+        return {
+            "type": self.type,
+            "frame": self.frame,
+            "deal": self.deal,
+            "trick": self.trick,
+            "winner": self.winner,
+            "cards": [c.notation for c in self.cards],
+            "points": self.points,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -117,8 +148,13 @@ class DealEnded:
     complete: bool = True
 
     def to_json(self) -> Json:
-        return {"type": self.type, "frame": self.frame, "deal": self.deal,
-                "points": dict(self.points), "complete": self.complete}
+        return {
+            "type": self.type,
+            "frame": self.frame,
+            "deal": self.deal,
+            "points": dict(self.points),
+            "complete": self.complete,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,10 +174,18 @@ class RevokeFlagged:
     """The lowest confidence among the reads the proof rests on."""
 
     def to_json(self) -> Json:
-        return {"type": self.type, "frame": self.frame, "deal": self.deal, "trick": self.trick,
-                "seat": self.seat, "card": self.card.notation, "led": self.led,
-                "proof": self.proof, "suspected": self.suspected,
-                "confidence": round(self.confidence, 3)}
+        return {
+            "type": self.type,
+            "frame": self.frame,
+            "deal": self.deal,
+            "trick": self.trick,
+            "seat": self.seat,
+            "card": self.card.notation,
+            "led": self.led,
+            "proof": self.proof,
+            "suspected": self.suspected,
+            "confidence": round(self.confidence, 3),
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -166,41 +210,76 @@ class Uncertain:
     is)."""
 
     def to_json(self) -> Json:
-        return {"type": self.type, "frame": self.frame, "deal": self.deal, "reason": self.reason,
-                "detail": self.detail, "card": self.card.notation if self.card else None,
-                "seat": self.seat,
-                "confidence": None if self.confidence is None else round(self.confidence, 3),
-                "play": self.play, "options": [c.notation for c in self.options]}
+        return {
+            "type": self.type,
+            "frame": self.frame,
+            "deal": self.deal,
+            "reason": self.reason,
+            "detail": self.detail,
+            "card": self.card.notation if self.card else None,
+            "seat": self.seat,
+            "confidence": None if self.confidence is None else round(self.confidence, 3),
+            "play": self.play,
+            "options": [c.notation for c in self.options],
+        }
 
 
-Event = (DealStarted | DealCorrected | CardPlayed | PlayCorrected | TrickGathered | DealEnded
-         | RevokeFlagged | Uncertain)
+Event = (
+    DealStarted
+    | DealCorrected
+    | CardPlayed
+    | PlayCorrected
+    | TrickGathered
+    | DealEnded
+    | RevokeFlagged
+    | Uncertain
+)
 
 
 def describe(event: Event) -> str:
     """One line for people, in the table's words (vaza, trunfo, renúncia)."""
     at = f"frame {event.frame:>6}  "
     if isinstance(event, DealStarted):
-        return (f"{at}deal {event.deal}: dealer {seat_label(event.dealer)} turns {event.turned} "
-                f"(trunfo {event.turned.suit.portuguese})")
+        return (
+            f"{at}deal {event.deal}: dealer {seat_label(event.dealer)} turns {event.turned} "
+            f"(trunfo {event.turned.suit.portuguese})"
+        )
     if isinstance(event, DealCorrected):
-        return (f"{at}deal {event.deal} corrected: the turned card was {event.turned} "
-                f"(trunfo {event.turned.suit.portuguese})")
+        return (
+            f"{at}deal {event.deal} corrected: the turned card was {event.turned} "
+            f"(trunfo {event.turned.suit.portuguese})"
+        )
     if isinstance(event, CardPlayed):
-        side = "" if event.side_seat in (None, event.seat) else f", came from {seat_label(event.side_seat)}'s side"
-        return (f"{at}  vaza {event.trick}: {seat_label(event.seat)} plays {event.card} "
-                f"(confidence {event.confidence:.2f}{side})")
+        side = (
+            ""
+            if event.side_seat in (None, event.seat)
+            else f", came from {seat_label(event.side_seat)}'s side"
+        )
+        return (
+            f"{at}  vaza {event.trick}: {seat_label(event.seat)} plays {event.card} "
+            f"(confidence {event.confidence:.2f}{side})"
+        )
     if isinstance(event, PlayCorrected):
-        return (f"{at}  vaza {event.trick}, play {event.play} corrected: {seat_label(event.seat)} "
-                f"played {event.card} (confidence {event.confidence:.2f})")
+        return (
+            f"{at}  vaza {event.trick}, play {event.play} corrected: {seat_label(event.seat)} "
+            f"played {event.card} (confidence {event.confidence:.2f})"
+        )
     if isinstance(event, TrickGathered):
-        return (f"{at}  vaza {event.trick} to {seat_label(event.winner)}: "
-                f"{' '.join(c.notation for c in event.cards)}, {event.points} points")
+        return (
+            f"{at}  vaza {event.trick} to {seat_label(event.winner)}: "
+            f"{' '.join(c.notation for c in event.cards)}, {event.points} points"
+        )
     if isinstance(event, DealEnded):
         how = "" if event.complete else " (incomplete)"
-        return (f"{at}deal {event.deal} ended{how}: Nós {event.points.get('nos', 0)} - "
-                f"Eles {event.points.get('eles', 0)} points")
+        return (
+            f"{at}deal {event.deal} ended{how}: Nós {event.points.get('nos', 0)} - "
+            f"Eles {event.points.get('eles', 0)} points"
+        )
     if isinstance(event, RevokeFlagged):
-        kind = f"suspected renúncia (read confidence {event.confidence:.2f})" if event.suspected else "renúncia"
+        kind = (
+            f"suspected renúncia (read confidence {event.confidence:.2f})"
+            if event.suspected
+            else "renúncia"
+        )
         return f"{at}  {kind}: {seat_label(event.seat)}, vaza {event.trick}: {event.proof}"
     return f"{at}  uncertain ({event.reason}): {event.detail}"

@@ -122,7 +122,9 @@ class TableGeometry:
         The simulator's table JSON (``seat_sides``: the side of each seat, ``direction``) reads too.
         """
         if not isinstance(data, dict):
-            raise ScorekeeperError(f"table geometry {data!r}: expected an object with width and height")
+            raise ScorekeeperError(
+                f"table geometry {data!r}: expected an object with width and height"
+            )
         try:
             width, height = int(data["width"]), int(data["height"])
             sides = [Side(s) for s in data.get("seat_sides", [])]
@@ -140,7 +142,9 @@ class TableGeometry:
             x1, y1, x2, y2 = (float(v) for v in area)
             geometry = cls(width, height, (x1, y1, x2, y2), seat0, clockwise)
         else:
-            raise ScorekeeperError(f"table geometry play_area {area!r}: give [x1, y1, x2, y2] in pixels")
+            raise ScorekeeperError(
+                f"table geometry play_area {area!r}: give [x1, y1, x2, y2] in pixels"
+            )
         if sides and sides != [geometry.side_of_seat(seat) for seat in range(len(sides))]:
             raise ScorekeeperError(
                 f"table geometry seat_sides {[s.value for s in sides]}: seats must go round the "
@@ -161,7 +165,9 @@ def load_geometry(path: str) -> TableGeometry:
     return TableGeometry.from_json(data)
 
 
-def seated(geometry: TableGeometry, *, seat0: str | None = None, clockwise: bool = False) -> TableGeometry:
+def seated(
+    geometry: TableGeometry, *, seat0: str | None = None, clockwise: bool = False
+) -> TableGeometry:
     """``geometry`` with seat 0 moved to side ``seat0`` and/or the seats turned clockwise."""
     from dataclasses import replace
 

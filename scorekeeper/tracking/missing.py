@@ -44,9 +44,13 @@ class Placement:
     comes last, at place 3."""
 
 
-def place_missing_cards(before: Deal, cards: Sequence[Card], gaps: Sequence[Gap],
-                        missing: Sequence[Card],
-                        sides: Mapping[Card, int] | None = None) -> Placement | None:
+def place_missing_cards(
+    before: Deal,
+    cards: Sequence[Card],
+    gaps: Sequence[Gap],
+    missing: Sequence[Card],
+    sides: Mapping[Card, int] | None = None,
+) -> Placement | None:
     """The best arrangement of ``missing`` into ``cards`` (read since ``before``, in landing order,
     with the ``gaps`` where a vaza was gathered a card short); a card beyond the gaps is the last
     vaza's, played last. None when the rules refuse every arrangement, or the cards missing are
@@ -62,29 +66,32 @@ def place_missing_cards(before: Deal, cards: Sequence[Card], gaps: Sequence[Gap]
                 continue
             score = (len(deal.revokes), _disagreements(deal, sides or {}), -sum(places))
             if best is None or score < best[0]:
-                named = tuple(zip(order, (*places, 3)[:len(order)], strict=True))
+                named = tuple(zip(order, (*places, 3)[: len(order)], strict=True))
                 best = (score, Placement(deal, tuple(played), named))
     return best[1] if best is not None else None
 
 
-def _arrange(cards: Sequence[Card], gaps: Sequence[Gap], order: Sequence[Card],
-             places: Sequence[int]) -> list[Card]:
+def _arrange(
+    cards: Sequence[Card], gaps: Sequence[Gap], order: Sequence[Card], places: Sequence[int]
+) -> list[Card]:
     played: list[Card] = []
     taken = 0
     for gap, card, place in zip(gaps, order, places, strict=False):
-        played += cards[taken:gap.start + place]
+        played += cards[taken : gap.start + place]
         played.append(card)
         taken = gap.start + place
     played += cards[taken:]
-    played += order[len(gaps):]
+    played += order[len(gaps) :]
     return played
 
 
 def seated_plays(deal: Deal) -> list[tuple[int, Card, int]]:
     """(vaza number, card, seat) for every play of the deal, in order."""
-    return [(number, card, seat)
-            for number, trick in enumerate((*deal.tricks, deal.current_trick), start=1)
-            for card, seat in zip(trick.cards, trick.seats(), strict=True)]
+    return [
+        (number, card, seat)
+        for number, trick in enumerate((*deal.tricks, deal.current_trick), start=1)
+        for card, seat in zip(trick.cards, trick.seats(), strict=True)
+    ]
 
 
 def _disagreements(deal: Deal, sides: Mapping[Card, int]) -> int:

@@ -47,8 +47,13 @@ class _Hand:
     until: int
 
 
-def degrade(frames: Iterable[FrameDetections], noise: Noise, rng: random.Random, *,
-            focus: tuple[float, float] | None = None) -> Iterator[FrameDetections]:
+def degrade(
+    frames: Iterable[FrameDetections],
+    noise: Noise,
+    rng: random.Random,
+    *,
+    focus: tuple[float, float] | None = None,
+) -> Iterator[FrameDetections]:
     """The frames as a noisy reader would report them; ``focus`` is where hands mostly go."""
     misreads: dict[Card, tuple[Card, int]] = {}
     hands: list[_Hand] = []
@@ -58,8 +63,14 @@ def degrade(frames: Iterable[FrameDetections], noise: Noise, rng: random.Random,
         if rng.random() < noise.cover:
             cx, cy = focus or (width / 2, height / 2)
             spread = 0.15 * min(width, height)
-            hands.append(_Hand(rng.gauss(cx, spread), rng.gauss(cy, spread),
-                               noise.cover_radius * min(width, height), index + rng.randint(3, 8)))
+            hands.append(
+                _Hand(
+                    rng.gauss(cx, spread),
+                    rng.gauss(cy, spread),
+                    noise.cover_radius * min(width, height),
+                    index + rng.randint(3, 8),
+                )
+            )
         hands = [h for h in hands if h.until > index]
         cards: list[CardDetection] = []
         for detection in frame.cards:
@@ -68,18 +79,27 @@ def degrade(frames: Iterable[FrameDetections], noise: Noise, rng: random.Random,
                 continue
             wrong = misreads.get(detection.card)
             if wrong is None and rng.random() < noise.misread / _MEAN_MISREAD_FRAMES:
-                wrong = (rng.choice([c for c in DECK if c != detection.card]), index + rng.randint(1, 2))
+                wrong = (
+                    rng.choice([c for c in DECK if c != detection.card]),
+                    index + rng.randint(1, 2),
+                )
                 misreads[detection.card] = wrong
             if wrong is not None and wrong[1] > index:
-                detection = replace(detection, card=wrong[0],
-                                    confidence=detection.confidence * rng.uniform(0.4, 0.9))
+                detection = replace(
+                    detection,
+                    card=wrong[0],
+                    confidence=detection.confidence * rng.uniform(0.4, 0.9),
+                )
             cards.append(detection)
         misreads = {card: w for card, w in misreads.items() if w[1] > index}
         if rng.random() < noise.spurious:
             size = 0.04 * min(width, height)
             x, y = rng.uniform(0, width - size), rng.uniform(0, height - size)
-            cards.append(CardDetection(rng.choice(DECK), rng.uniform(0.3, 0.9),
-                                       (x, y, x + size, y + 1.4 * size)))
+            cards.append(
+                CardDetection(
+                    rng.choice(DECK), rng.uniform(0.3, 0.9), (x, y, x + size, y + 1.4 * size)
+                )
+            )
         if rng.random() < noise.drop:
             continue
         yield FrameDetections(index, _distinct(cards), frame.width, frame.height)
@@ -119,13 +139,16 @@ class ReaderProfile:
     """Chance per frame of one faint ghost card (confidence 0.1-0.3) somewhere, for that frame."""
 
 
-def read_like_a_reader(frames: Iterable[FrameDetections], profile: ReaderProfile,
-                       rng: random.Random) -> Iterator[FrameDetections]:
+def read_like_a_reader(
+    frames: Iterable[FrameDetections], profile: ReaderProfile, rng: random.Random
+) -> Iterator[FrameDetections]:
     """Perfect detections as ``profile``'s reader would report them, each read with its
     runners-up; a frame's duplicate names are settled as the reader does (:func:`distinct_cards`)."""
     wrong_share: dict[Card, float] = {}
     if profile.swap is not None:
-        wrong_share = {c: rng.uniform(*profile.swap_share) for c in DECK if c.suit is profile.swap[0]}
+        wrong_share = {
+            c: rng.uniform(*profile.swap_share) for c in DECK if c.suit is profile.swap[0]
+        }
     for frame in frames:
         width, height = frame.width or 1280, frame.height or 720
         cards: list[CardDetection] = []
@@ -136,13 +159,20 @@ def read_like_a_reader(frames: Iterable[FrameDetections], profile: ReaderProfile
         if rng.random() < profile.ghost:
             size = 0.04 * min(width, height)
             x, y = rng.uniform(0, width - size), rng.uniform(0, height - size)
-            cards.append(CardDetection(rng.choice(DECK), rng.uniform(0.1, 0.3),
-                                       (x, y, x + size, y + 1.4 * size)))
+            cards.append(
+                CardDetection(
+                    rng.choice(DECK), rng.uniform(0.1, 0.3), (x, y, x + size, y + 1.4 * size)
+                )
+            )
         yield FrameDetections(frame.frame_index, distinct_cards(cards), frame.width, frame.height)
 
 
-def _read(detection: CardDetection, profile: ReaderProfile, wrong_share: dict[Card, float],
-          rng: random.Random) -> CardDetection:
+def _read(
+    detection: CardDetection,
+    profile: ReaderProfile,
+    wrong_share: dict[Card, float],
+    rng: random.Random,
+) -> CardDetection:
     card = detection.card
     confidence = rng.uniform(*profile.confidence)
     twin = _twin(card, profile)
@@ -155,15 +185,21 @@ def _read(detection: CardDetection, profile: ReaderProfile, wrong_share: dict[Ca
         # The true card read; the same rank of the other suit of its colour is the usual runner-up.
         best, runner, share = card, twin, profile.runner_up
     third = rng.choice([c for c in DECK if c not in (best, runner)])
-    alternatives = ((runner, confidence * rng.uniform(*share)),
-                    (third, confidence * rng.uniform(0.0, 0.05)))
+    alternatives = (
+        (runner, confidence * rng.uniform(*share)),
+        (third, confidence * rng.uniform(0.0, 0.05)),
+    )
     return replace(detection, card=best, confidence=confidence, alternatives=alternatives)
 
 
 def _twin(card: Card, profile: ReaderProfile) -> Card:
     """The same rank in the other suit of the card's colour (the swap's partner when it has one)."""
-    pairs = {Suit.PAUS: Suit.ESPADAS, Suit.ESPADAS: Suit.PAUS,
-             Suit.COPAS: Suit.OUROS, Suit.OUROS: Suit.COPAS}
+    pairs = {
+        Suit.PAUS: Suit.ESPADAS,
+        Suit.ESPADAS: Suit.PAUS,
+        Suit.COPAS: Suit.OUROS,
+        Suit.OUROS: Suit.COPAS,
+    }
     if profile.swap is not None and card.suit in profile.swap:
         source, target = profile.swap
         return Card(card.rank, target if card.suit is source else source)

@@ -27,12 +27,18 @@ class TrackedStream:
 
     def play_delays(self) -> list[int]:
         """Frames from each card's first steady sighting to its ``card_played`` event."""
-        return [self.emitted_at[i] - e.frame for i, e in enumerate(self.events)
-                if isinstance(e, CardPlayed)]
+        return [
+            self.emitted_at[i] - e.frame
+            for i, e in enumerate(self.events)
+            if isinstance(e, CardPlayed)
+        ]
 
     def to_json(self) -> dict[str, Any]:
-        return {"events": [e.to_json() for e in self.events], "record": self.record,
-                "result": self.result()}
+        return {
+            "events": [e.to_json() for e in self.events],
+            "record": self.record,
+            "result": self.result(),
+        }
 
 
 def track_stream(frames: Iterable[FrameDetections], tracker: Tracker) -> TrackedStream:

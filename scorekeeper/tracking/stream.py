@@ -50,7 +50,7 @@ def frame_to_json(frame: FrameDetections) -> dict[str, object]:
 
 def frame_from_json(data: Any, where: str) -> FrameDetections:
     if not isinstance(data, dict) or "frame" not in data:
-        raise SourceError(f"{where}: expected a frame like {{\"frame\": 0, \"cards\": []}}")
+        raise SourceError(f'{where}: expected a frame like {{"frame": 0, "cards": []}}')
     try:
         cards = tuple(
             CardDetection(
@@ -58,19 +58,21 @@ def frame_from_json(data: Any, where: str) -> FrameDetections:
                 confidence=float(item.get("confidence", 1.0)),
                 box=_box(item["box"]),
                 corners=int(item.get("corners", 1)),
-                alternatives=tuple((Card.parse(card), float(p))
-                                   for card, p in item.get("alternatives", ())),
+                alternatives=tuple(
+                    (Card.parse(card), float(p)) for card, p in item.get("alternatives", ())
+                ),
             )
             for item in data.get("cards", [])
         )
-        return FrameDetections(int(data["frame"]), cards, int(data.get("width", 0)),
-                               int(data.get("height", 0)))
+        return FrameDetections(
+            int(data["frame"]), cards, int(data.get("width", 0)), int(data.get("height", 0))
+        )
     except ScorekeeperError as error:
         raise SourceError(f"{where}: {error}") from None
     except (KeyError, TypeError, ValueError) as error:
         raise SourceError(
-            f"{where}: {error!s}; a card is {{\"card\": \"7H\", \"confidence\": 0.9, "
-            "\"box\": [x1, y1, x2, y2], \"alternatives\": [[\"7D\", 0.05]]}} (alternatives "
+            f'{where}: {error!s}; a card is {{"card": "7H", "confidence": 0.9, '
+            '"box": [x1, y1, x2, y2], "alternatives": [["7D", 0.05]]}} (alternatives '
             "optional)"
         ) from None
 
@@ -92,7 +94,9 @@ def header_from_json(data: dict[str, Any], where: str) -> StreamHeader:
         raise SourceError(f"{where}: {error}") from None
 
 
-def write_stream(out: TextIO, frames: Iterable[FrameDetections], header: StreamHeader | None = None) -> None:
+def write_stream(
+    out: TextIO, frames: Iterable[FrameDetections], header: StreamHeader | None = None
+) -> None:
     if header is not None:
         out.write(json.dumps(header.to_json()) + "\n")
     out.writelines(json.dumps(frame_to_json(frame)) + "\n" for frame in frames)
@@ -114,7 +118,7 @@ def read_stream(path: Path) -> tuple[StreamHeader, Iterator[FrameDetections]]:
     if path.suffix == ".json":
         data = _load(first, str(path))
         if not isinstance(data, dict) or not isinstance(data.get("frames"), list):
-            raise SourceError(f"{path}: expected {{\"fps\": ..., \"geometry\": ..., \"frames\": [...]}}")
+            raise SourceError(f'{path}: expected {{"fps": ..., "geometry": ..., "frames": [...]}}')
         frames = data["frames"]
         header = header_from_json(data, str(path))
         return header, (frame_from_json(f, f"{path}, frame {i}") for i, f in enumerate(frames))

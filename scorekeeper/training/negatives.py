@@ -21,9 +21,15 @@ from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.evaluate import read_yolo_labels
 
 
-def mine_negatives(dataset: Path, detect: Callable[[np.ndarray], tuple[np.ndarray, Any]], *,
-                   split: str = "train", every: int = 1, min_px: float = 8.0,
-                   log: Callable[[str], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def mine_negatives(
+    dataset: Path,
+    detect: Callable[[np.ndarray], tuple[np.ndarray, Any]],
+    *,
+    split: str = "train",
+    every: int = 1,
+    min_px: float = 8.0,
+    log: Callable[[str], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Context crops (N x 96 x 96 x 3) of ``detect``'s boxes clear of every labelled index.
 
     ``detect(frame)`` returns boxes (N x 4 pixels) and scores, as
@@ -32,14 +38,18 @@ def mine_negatives(dataset: Path, detect: Callable[[np.ndarray], tuple[np.ndarra
     """
     import cv2
 
-    images = sorted(p for p in (dataset / "images" / split).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    images = sorted(
+        p for p in (dataset / "images" / split).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
+    )
     crops: list[np.ndarray] = []
     for number, image_path in enumerate(images[::every]):
         frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
         if frame is None:
             continue
         height, width = frame.shape[:2]
-        _, truth = read_yolo_labels(dataset / "labels" / split / (image_path.stem + ".txt"), width, height)
+        _, truth = read_yolo_labels(
+            dataset / "labels" / split / (image_path.stem + ".txt"), width, height
+        )
         boxes, _ = detect(frame)
         for box in np.asarray(boxes, dtype=np.float64):
             if max(box[2] - box[0], box[3] - box[1]) < min_px or touches_any(box, truth):

@@ -82,8 +82,9 @@ def default_faces() -> list[Path]:
     return sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
-def _with_negatives(extra: CropsAndLabels | None, recipe: Recipe,
-                    log: Log = print) -> CropsAndLabels | None:
+def _with_negatives(
+    extra: CropsAndLabels | None, recipe: Recipe, log: Log = print
+) -> CropsAndLabels | None:
     """Face crops plus the hard negatives the current model's detector finds on the video frames."""
     import numpy as np
 
@@ -93,8 +94,12 @@ def _with_negatives(extra: CropsAndLabels | None, recipe: Recipe,
     if recipe.video is None or not (recipe.model_dir / "index-detector.onnx").is_file():
         return extra
     reader = CardReader(recipe.model_dir)
-    crops, labels = mine_negatives(recipe.video / "frames", lambda frame: reader.detect_indices(frame, conf=0.05),
-                                   every=4, log=log)
+    crops, labels = mine_negatives(
+        recipe.video / "frames",
+        lambda frame: reader.detect_indices(frame, conf=0.05),
+        every=4,
+        log=log,
+    )
     log(f"hard negatives: {len(crops)} from {recipe.video}")
     if extra is None:
         return crops, labels
@@ -109,10 +114,24 @@ def build_data(recipe: Recipe, log: Log = print) -> None:
     faces: list[str] = []
     for folder in recipe.faces:
         faces += ["--faces", str(folder)]
-    command = [sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(recipe.data),
-               "--images", str(recipe.images), "--seed", str(recipe.seed), "--crops",
-               # One process: two forked workers hung on this machine (2026-11-30, 0% CPU, no output).
-               "--workers", "1", *faces]
+    command = [
+        sys.executable,
+        "-m",
+        "scorekeeper",
+        "dataset",
+        "build",
+        "--out",
+        str(recipe.data),
+        "--images",
+        str(recipe.images),
+        "--seed",
+        str(recipe.seed),
+        "--crops",
+        # One process: two forked workers hung on this machine (2026-11-30, 0% CPU, no output).
+        "--workers",
+        "1",
+        *faces,
+    ]
     log("data: " + " ".join(command))
     subprocess.run(command, check=True)
 
@@ -123,14 +142,16 @@ def render_face_crops(recipe: Recipe) -> CropsAndLabels | None:
     from scorekeeper.training.face_crops import training_face_crops
 
     packs: list[FacePack] = load_face_packs(recipe.faces) if recipe.faces else []
-    return training_face_crops(packs,
-                               per_index=recipe.classifier.face_crops_per_index,
-                               procedural=recipe.classifier.procedural_packs, procedural_per_index=3,
-                               seed=recipe.seed)
+    return training_face_crops(
+        packs,
+        per_index=recipe.classifier.face_crops_per_index,
+        procedural=recipe.classifier.procedural_packs,
+        procedural_per_index=3,
+        seed=recipe.seed,
+    )
 
 
-def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS,
-               log: Log = print) -> dict[str, Any]:
+def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log: Log = print) -> dict[str, Any]:
     """Run the chosen steps in order; returns the figures measured (if ``evaluate`` ran)."""
     from scorekeeper.training.detector import prepare_ultralytics
 
@@ -155,24 +176,38 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS,
             )
         tiles = recipe.data.parent / (recipe.data.name + "-tiles")
         if not (tiles / "images").is_dir():
-            written = write_tiles(recipe.detection_set, tiles, tile=recipe.detector.imgsz,
-                                  seed=recipe.seed)
+            written = write_tiles(
+                recipe.detection_set, tiles, tile=recipe.detector.imgsz, seed=recipe.seed
+            )
             log(f"tiles: {written}")
         extra_tiles = None
         if recipe.video is not None:
             video_tiles = recipe.video / "detector-tiles"
             if not (video_tiles / "images").is_dir():
-                written = write_tiles(recipe.video / "detector", video_tiles,
-                                      tile=recipe.detector.imgsz, seed=recipe.seed)
+                written = write_tiles(
+                    recipe.video / "detector",
+                    video_tiles,
+                    tile=recipe.detector.imgsz,
+                    seed=recipe.seed,
+                )
                 log(f"video tiles: {written}")
             extra_tiles = sample_tiles(video_tiles, recipe.video_tiles, seed=recipe.seed)
-        data_yaml = write_mixed_yaml(recipe.detection_set, tiles,
-                                     recipe.data.parent / (recipe.data.name + "-mixed.yaml"),
-                                     extra=extra_tiles)
+        data_yaml = write_mixed_yaml(
+            recipe.detection_set,
+            tiles,
+            recipe.data.parent / (recipe.data.name + "-mixed.yaml"),
+            extra=extra_tiles,
+        )
         init = checkpoints / "index-detector.pt"
         started = time.time()
-        train_detector(data_yaml, recipe.runs / "detector", "run", recipe.detector,
-                       init=init if recipe.resume and init.is_file() else None, resume=recipe.resume)
+        train_detector(
+            data_yaml,
+            recipe.runs / "detector",
+            "run",
+            recipe.detector,
+            init=init if recipe.resume and init.is_file() else None,
+            resume=recipe.resume,
+        )
         timings["detector_minutes"] = round((time.time() - started) / 60, 1)
 
     if "classifier" in steps:
@@ -184,16 +219,26 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS,
         if recipe.video is not None:
             detection_sets.append(recipe.video / "frames")
             extra_crops = _with_negatives(extra_crops, recipe, log)
-        data = load_crop_data(detection_sets=detection_sets, crop_sets=[recipe.crop_set],
-                              size=recipe.classifier.size, margin=recipe.classifier.margin,
-                              seed=recipe.seed, face_crops=extra_crops)
+        data = load_crop_data(
+            detection_sets=detection_sets,
+            crop_sets=[recipe.crop_set],
+            size=recipe.classifier.size,
+            margin=recipe.classifier.margin,
+            seed=recipe.seed,
+            face_crops=extra_crops,
+        )
         log(f"classifier data: {data.summary()}")
         init = checkpoints / "index-classifier.pt"
         out = recipe.runs / "classifier" / "run"
         interrupted = recipe.resume and (out / "last.pt").is_file()
-        train_classifier(data, out, recipe.classifier,
-                         init=init if recipe.resume and not interrupted and init.is_file() else None,
-                         resume=interrupted, log=log)
+        train_classifier(
+            data,
+            out,
+            recipe.classifier,
+            init=init if recipe.resume and not interrupted and init.is_file() else None,
+            resume=interrupted,
+            log=log,
+        )
         timings["classifier_minutes"] = round((time.time() - started) / 60, 1)
 
     if "export" in steps:
@@ -201,8 +246,9 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS,
 
     figures: dict[str, Any] = {}
     if "evaluate" in steps:
-        figures = evaluate_model(model_dir, detection_set=recipe.detection_set,
-                                 realcards=recipe.realcards, log=log)
+        figures = evaluate_model(
+            model_dir, detection_set=recipe.detection_set, realcards=recipe.realcards, log=log
+        )
         figures["timings"] = timings
         (model_dir / "metrics.json").write_text(json.dumps(figures, indent=2) + "\n")
         from scorekeeper.training.modelcard import update_model_card
@@ -221,7 +267,9 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
     model_dir = recipe.model_dir
     checkpoints = model_dir / "checkpoints"
     det_weights = recipe.runs / "detector" / "run" / "weights"
-    det_best = det_weights / "best.pt" if (det_weights / "best.pt").is_file() else det_weights / "last.pt"
+    det_best = (
+        det_weights / "best.pt" if (det_weights / "best.pt").is_file() else det_weights / "last.pt"
+    )
     cls_best = recipe.runs / "classifier" / "run" / "best.pt"
     for path in (det_best, cls_best):
         if not path.is_file():
@@ -232,14 +280,29 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
     import torch
 
     state = torch.load(cls_best, map_location="cpu", weights_only=False)
-    torch.save({"model": state["model"], "recipe": state.get("recipe", {}), "epoch": state.get("epoch"),
-                "classes": list(CLASSIFIER_CLASSES)}, checkpoints / "index-classifier.pt")
+    torch.save(
+        {
+            "model": state["model"],
+            "recipe": state.get("recipe", {}),
+            "epoch": state.get("epoch"),
+            "classes": list(CLASSIFIER_CLASSES),
+        },
+        checkpoints / "index-classifier.pt",
+    )
     config: dict[str, Any] = {
         "format": 1,
-        "detector": {"file": "index-detector.onnx", "size": 640, "train_imgsz": recipe.detector.imgsz,
-                     "classes": ["index"]},
-        "classifier": {"file": "index-classifier.onnx", "crop_size": recipe.classifier.size,
-                       "crop_margin": recipe.classifier.margin, "classes": list(CLASSIFIER_CLASSES)},
+        "detector": {
+            "file": "index-detector.onnx",
+            "size": 640,
+            "train_imgsz": recipe.detector.imgsz,
+            "classes": ["index"],
+        },
+        "classifier": {
+            "file": "index-classifier.onnx",
+            "crop_size": recipe.classifier.size,
+            "crop_margin": recipe.classifier.margin,
+            "classes": list(CLASSIFIER_CLASSES),
+        },
         "thresholds": {"index_conf": 0.25, "nms_iou": 0.5, "card_prob": 0.5, "corner_reach": 7.0},
         "recipe": recipe.to_json(),
     }
@@ -250,12 +313,20 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         config["detector"]["size"] = old.get("detector", {}).get("size", 640)
     (model_dir / "reader.json").write_text(json.dumps(config, indent=2) + "\n")
     log(f"export: {model_dir}")
-    choose_thresholds(model_dir, recipe.detection_set, realcards=recipe.realcards, work=recipe.runs, log=log)
+    choose_thresholds(
+        model_dir, recipe.detection_set, realcards=recipe.realcards, work=recipe.runs, log=log
+    )
 
 
-def choose_thresholds(model_dir: Path, detection_set: Path | None, *, realcards: Path | None = None,
-                      work: Path | None = None, limit: int = 100,
-                      log: Log = print) -> dict[str, Any]:
+def choose_thresholds(
+    model_dir: Path,
+    detection_set: Path | None,
+    *,
+    realcards: Path | None = None,
+    work: Path | None = None,
+    limit: int = 100,
+    log: Log = print,
+) -> dict[str, Any]:
     """Fit the classifier's temperature and choose ``index_conf`` and ``card_prob`` in
     ``reader.json`` (see :mod:`scorekeeper.training.thresholds`).
 
@@ -267,23 +338,29 @@ def choose_thresholds(model_dir: Path, detection_set: Path | None, *, realcards:
     if realcards is not None and (realcards / "manifest.jsonl").is_file():
         from scorekeeper.vision.webcam_scale import write_webcam_scale_view
 
-        view = write_webcam_scale_view(realcards, (work or model_dir.parent) / "realcards-dev-webcam-scale")
+        view = write_webcam_scale_view(
+            realcards, (work or model_dir.parent) / "realcards-dev-webcam-scale"
+        )
         images = list(ev.labelled_images(view))
         on = f"the webcam-scale view of {realcards.name} ({len(images)} photos)"
     elif detection_set is not None:
         images = list(ev.labelled_images(detection_set, "val", limit=limit))
         on = f"synthetic val, first {limit} images"
     else:
-        raise TrainingSetupError("no frames to choose the thresholds on: give --realcards or build the data")
+        raise TrainingSetupError(
+            "no frames to choose the thresholds on: give --realcards or build the data"
+        )
     choice = choose_on(model_dir, images, on=on)
     log(f"thresholds: {choice}")
     return choice
 
 
-def evaluate_model(model_dir: Path, *, detection_set: Path | None, realcards: Path | None,
-                   log: Log = print) -> dict[str, Any]:
+def evaluate_model(
+    model_dir: Path, *, detection_set: Path | None, realcards: Path | None, log: Log = print
+) -> dict[str, Any]:
     """Every figure of the model card (``benchmarks/vision_eval.py`` prints the same)."""
     from scorekeeper.vision.evaluate import measure_all
 
-    return measure_all(model_dir, synthetic=detection_set, realcards=realcards,
-                       real_sizes=REAL_SIZES, log=log)
+    return measure_all(
+        model_dir, synthetic=detection_set, realcards=realcards, real_sizes=REAL_SIZES, log=log
+    )

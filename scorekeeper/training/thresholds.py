@@ -31,8 +31,9 @@ MIN_PRECISION = 0.95
 frames later), so recall is bought only while precision stays at or above this."""
 
 
-def fit_temperature(log_probs: np.ndarray, labels: np.ndarray,
-                    temperatures: Sequence[float] = TEMPERATURES) -> float:
+def fit_temperature(
+    log_probs: np.ndarray, labels: np.ndarray, temperatures: Sequence[float] = TEMPERATURES
+) -> float:
     """The temperature with the least negative log-likelihood of ``labels`` under
     ``softmax(log_probs / T)`` (log-probabilities at temperature 1 are logits up to a constant).
 
@@ -56,7 +57,9 @@ def fit_temperature(log_probs: np.ndarray, labels: np.ndarray,
     return best
 
 
-def pick_thresholds(rows: Sequence[dict[str, Any]], *, min_precision: float = MIN_PRECISION) -> dict[str, Any]:
+def pick_thresholds(
+    rows: Sequence[dict[str, Any]], *, min_precision: float = MIN_PRECISION
+) -> dict[str, Any]:
     """The row (one per threshold pair) with the highest recall at ``min_precision``, else best F1.
 
     >>> rows = [{"card_precision": 0.99, "card_recall": 0.5},
@@ -67,10 +70,16 @@ def pick_thresholds(rows: Sequence[dict[str, Any]], *, min_precision: float = MI
     """
     from scorekeeper.vision.metrics import card_f1
 
-    good = [r for r in rows if r["card_precision"] == r["card_precision"]
-            and r["card_precision"] >= min_precision]
+    good = [
+        r
+        for r in rows
+        if r["card_precision"] == r["card_precision"] and r["card_precision"] >= min_precision
+    ]
     if good:
-        return dict(max(good, key=lambda r: (r["card_recall"], r["card_precision"])), rule=f"recall at precision >= {min_precision}")
+        return dict(
+            max(good, key=lambda r: (r["card_recall"], r["card_precision"])),
+            rule=f"recall at precision >= {min_precision}",
+        )
     best_f1 = max(rows, key=card_f1)
     return dict(best_f1, rule="best F1 (no pair reached the precision floor)")
 
@@ -83,8 +92,9 @@ def corner_log_probs(reader: Any, images: Sequence[Any]) -> tuple[np.ndarray, np
     return np.log(np.maximum(probs.astype(np.float64), 1e-12)) * reader.config.temperature, labels
 
 
-def choose_on(model_dir: Path, images: Sequence[Any], *, on: str,
-              min_precision: float = MIN_PRECISION) -> dict[str, Any]:
+def choose_on(
+    model_dir: Path, images: Sequence[Any], *, on: str, min_precision: float = MIN_PRECISION
+) -> dict[str, Any]:
     """Fit the temperature and choose the thresholds on ``images`` (labelled, see
     :func:`scorekeeper.vision.evaluate.labelled_images`); write both to ``reader.json``."""
     from scorekeeper.vision import evaluate as ev
@@ -94,16 +104,22 @@ def choose_on(model_dir: Path, images: Sequence[Any], *, on: str,
     log_probs, labels = corner_log_probs(reader, images)
     temperature = fit_temperature(log_probs, labels)
     reader = CardReader(model_dir, temperature=temperature)
-    rows = ev.sweep_thresholds(reader, ev.labelled_truth(images), index_confs=INDEX_CONFS,
-                               card_probs=CARD_PROBS)
+    rows = ev.sweep_thresholds(
+        reader, ev.labelled_truth(images), index_confs=INDEX_CONFS, card_probs=CARD_PROBS
+    )
     best = pick_thresholds(rows, min_precision=min_precision)
     path = model_dir / "reader.json"
     config = json.loads(path.read_text())
     config["classifier"]["temperature"] = temperature
     config["thresholds"]["index_conf"] = best["index_conf"]
     config["thresholds"]["card_prob"] = best["card_prob"]
-    config["threshold_choice"] = {"on": on, "rule": best.pop("rule"), "temperature": temperature,
-                                  "corners": len(labels), "best": best}
+    config["threshold_choice"] = {
+        "on": on,
+        "rule": best.pop("rule"),
+        "temperature": temperature,
+        "corners": len(labels),
+        "best": best,
+    }
     path.write_text(json.dumps(config, indent=2) + "\n")
     choice: dict[str, Any] = config["threshold_choice"]
     return choice

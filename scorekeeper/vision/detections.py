@@ -59,7 +59,9 @@ class FrameDetections:
     def __post_init__(self) -> None:
         seen = [d.card for d in self.cards]
         if len(seen) != len(set(seen)):
-            raise ValueError(f"frame {self.frame_index}: a card appears twice in one frame's detections")
+            raise ValueError(
+                f"frame {self.frame_index}: a card appears twice in one frame's detections"
+            )
 
 
 FALLBACK_PROB = 0.1
@@ -70,8 +72,9 @@ MAX_ALTERNATIVES = 2
 """Runners-up a read carries besides its best card."""
 
 
-def distinct_cards(detections: Iterable[CardDetection], *,
-                   fallback_prob: float = FALLBACK_PROB) -> tuple[CardDetection, ...]:
+def distinct_cards(
+    detections: Iterable[CardDetection], *, fallback_prob: float = FALLBACK_PROB
+) -> tuple[CardDetection, ...]:
     """One detection per card, as :class:`FrameDetections` requires: the likeliest read of a card
     keeps it, and a weaker read of the same card elsewhere falls back to its next likeliest card
     still free (a deck whose clubs read as spades shows two "5S" when 5C and 5S both lie there),
@@ -81,12 +84,16 @@ def distinct_cards(detections: Iterable[CardDetection], *,
         if detection.card not in taken:
             taken[detection.card] = detection
             continue
-        free = [(card, p) for card, p in detection.alternatives
-                if card not in taken and p >= fallback_prob]
+        free = [
+            (card, p)
+            for card, p in detection.alternatives
+            if card not in taken and p >= fallback_prob
+        ]
         if not free:
             continue
         card, p = free[0]
         rest = tuple(o for o in detection.options() if o[0] != card)
-        taken[card] = replace(detection, card=card, confidence=p,
-                              alternatives=rest[:MAX_ALTERNATIVES])
+        taken[card] = replace(
+            detection, card=card, confidence=p, alternatives=rest[:MAX_ALTERNATIVES]
+        )
     return tuple(sorted(taken.values(), key=lambda d: d.confidence, reverse=True))

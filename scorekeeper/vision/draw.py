@@ -22,6 +22,14 @@ def draw_detections(frame_bgr: np.ndarray, detections: FrameDetections) -> np.nd
         x1, y1, x2, y2 = (round(v) for v in det.box)
         cv2.rectangle(out, (x1, y1), (x2, y2), colour, thickness)
         text = f"{det.card} {det.confidence:.2f}"
-        cv2.putText(out, text, (x1, max(y1 - 4, 12)), cv2.FONT_HERSHEY_SIMPLEX, 0.5 * thickness,
-                    colour, thickness, cv2.LINE_AA)
+        cv2.putText(
+            out,
+            text,
+            (x1, max(y1 - 4, 12)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            0.5 * thickness,
+            colour,
+            thickness,
+            cv2.LINE_AA,
+        )
     return out

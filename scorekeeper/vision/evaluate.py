@@ -62,7 +62,9 @@ class LabelledImage:
         return {card_from_index(int(c)).notation for c in self.classes if c < len(DECK)}
 
 
-def labelled_images(root: Path, split: str | None = None, *, limit: int | None = None) -> Iterator[LabelledImage]:
+def labelled_images(
+    root: Path, split: str | None = None, *, limit: int | None = None
+) -> Iterator[LabelledImage]:
     """Images of a YOLO set with their labels in pixels (skipping images without a label file)."""
     import cv2
 
@@ -86,7 +88,11 @@ def labelled_images(root: Path, split: str | None = None, *, limit: int | None =
 def read_yolo_labels(label_path: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """A YOLO label file's class ids (N) and boxes in pixels (N x 4, x1 y1 x2 y2); none when
     there is no file."""
-    rows = [r.split() for r in label_path.read_text().splitlines() if r.strip()] if label_path.is_file() else []
+    rows = (
+        [r.split() for r in label_path.read_text().splitlines() if r.strip()]
+        if label_path.is_file()
+        else []
+    )
     classes = np.array([int(float(r[0])) for r in rows], np.int64)
     xywh = np.array([[float(v) for v in r[1:5]] for r in rows], np.float64).reshape(-1, 4)
     boxes = np.stack(
@@ -181,8 +187,12 @@ def measure_classifier(reader: CardReader, images: Iterable[LabelledImage]) -> d
     return result
 
 
-def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *,
-                  non_sueca_images: Collection[Path] = ()) -> dict[str, Any]:
+def measure_cards(
+    reader: CardReader,
+    images: Iterable[tuple[Path, set[str]]],
+    *,
+    non_sueca_images: Collection[Path] = (),
+) -> dict[str, Any]:
     """End to end: per-image sets of cards reported vs present, summed over images, and the false
     cards by :func:`false_card_kind` (``non_sueca_images``: photos that also hold an 8, 9, 10 or
     joker)."""
@@ -216,14 +226,17 @@ def measure_cards(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *
         "fp": fp,
         "fn": fn,
         "false_cards": kinds,
-        "suit_recall": {suit: round(row[suit] / total, 4) if (total := sum(row.values())) else float("nan")
-                        for suit, row in confusion.items()},
+        "suit_recall": {
+            suit: round(row[suit] / total, 4) if (total := sum(row.values())) else float("nan")
+            for suit, row in confusion.items()
+        },
         "suit_confusion": confusion,
     }
 
 
-def measure_card_stages(reader: CardReader, images: Iterable[LabelledImage],
-                        iou: float = 0.5) -> dict[str, float]:
+def measure_card_stages(
+    reader: CardReader, images: Iterable[LabelledImage], iou: float = 0.5
+) -> dict[str, float]:
     """Which stage loses each labelled Sueca card. A card is *found* when a detector box overlaps
     one of its labelled corners (IoU ``iou``) and *named* when the classifier, shown a labelled
     corner, calls it that card with at least ``card_prob``; a card must be both to be read."""
@@ -242,17 +255,29 @@ def measure_card_stages(reader: CardReader, images: Iterable[LabelledImage],
         for label, card_boxes in corners.items():
             stacked = np.asarray(card_boxes, dtype=np.float32)
             found = bool(len(boxes)) and bool((iou_matrix(stacked, boxes) >= iou).any())
-            probs = reader.classify_crops([reader.crop(frame, tuple(float(v) for v in b)) for b in stacked])  # type: ignore[arg-type]
-            named = bool(((probs.argmax(axis=1) == label) & (probs.max(axis=1) >= reader.config.card_prob)).any())
+            probs = reader.classify_crops(
+                [reader.crop(frame, tuple(float(v) for v in b)) for b in stacked]
+            )  # type: ignore[arg-type]
+            named = bool(
+                (
+                    (probs.argmax(axis=1) == label) & (probs.max(axis=1) >= reader.config.card_prob)
+                ).any()
+            )
             found_named += found and named
             found_only += found and not named
             named_only += named and not found
             neither += not found and not named
     total = found_named + found_only + named_only + neither
     share = (lambda n: round(n / total, 4)) if total else (lambda n: float("nan"))
-    return {"cards": total, "found": share(found_named + found_only), "named": share(found_named + named_only),
-            "found_and_named": share(found_named), "found_not_named": found_only,
-            "named_not_found": named_only, "neither": neither}
+    return {
+        "cards": total,
+        "found": share(found_named + found_only),
+        "named": share(found_named + named_only),
+        "found_and_named": share(found_named),
+        "found_not_named": found_only,
+        "named_not_found": named_only,
+        "neither": neither,
+    }
 
 
 def _realcards_manifest(root: Path) -> Iterator[dict[str, Any]]:
@@ -264,7 +289,10 @@ def _realcards_manifest(root: Path) -> Iterator[dict[str, Any]]:
 
 def realcards_truth(root: Path) -> list[tuple[Path, set[str]]]:
     """``realcards-dev/manifest.jsonl``: each image with its Sueca cards (upper-case notation)."""
-    return [(root / row["image"], {c.upper() for c in row["sueca_cards"]}) for row in _realcards_manifest(root)]
+    return [
+        (root / row["image"], {c.upper() for c in row["sueca_cards"]})
+        for row in _realcards_manifest(root)
+    ]
 
 
 def realcards_with_non_sueca(root: Path) -> set[Path]:
@@ -276,8 +304,14 @@ def labelled_truth(images: Iterable[LabelledImage]) -> list[tuple[Path, set[str]
     return [(item.path, item.cards()) for item in images]
 
 
-def measure_latency(reader: CardReader, *, runs: int = 50, width: int = 1280, height: int = 720,
-                    frame: np.ndarray | None = None) -> dict[str, Any]:
+def measure_latency(
+    reader: CardReader,
+    *,
+    runs: int = 50,
+    width: int = 1280,
+    height: int = 720,
+    frame: np.ndarray | None = None,
+) -> dict[str, Any]:
     """Median milliseconds of :meth:`CardReader.read` on a frame (both stages), after 3 warm-ups."""
     import cv2
 
@@ -293,12 +327,24 @@ def measure_latency(reader: CardReader, *, runs: int = 50, width: int = 1280, he
         began = time.perf_counter()
         cards = len(reader.read(frame).cards)
         times.append((time.perf_counter() - began) * 1000.0)
-    return {"median_ms": round(statistics.median(times), 1), "p90_ms": round(float(np.percentile(times, 90)), 1),
-            "runs": runs, "cards_in_frame": cards, "frame": f"{width}x{height}"}
+    return {
+        "median_ms": round(statistics.median(times), 1),
+        "p90_ms": round(float(np.percentile(times, 90)), 1),
+        "runs": runs,
+        "cards_in_frame": cards,
+        "frame": f"{width}x{height}",
+    }
 
 
-def measure_real_set(model: Path | str | None, root: Path, *, sizes: tuple[int, ...],
-                     limit: int | None = None, log: Callable[[str], None] = print, name: str = "") -> dict[str, Any]:
+def measure_real_set(
+    model: Path | str | None,
+    root: Path,
+    *,
+    sizes: tuple[int, ...],
+    limit: int | None = None,
+    log: Callable[[str], None] = print,
+    name: str = "",
+) -> dict[str, Any]:
     """Stage 1, stage 2, cards (with per-suit recall) and where cards are lost, on a labelled real
     set (``realcards-dev``, ``realcards-webcam`` or a webcam-scale view), at each detector size."""
     real = list(labelled_images(root, limit=limit))
@@ -320,10 +366,18 @@ def measure_real_set(model: Path | str | None, root: Path, *, sizes: tuple[int, 
     return results
 
 
-def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: Path | None,
-                webcam: Path | None = None, webcam_scale: Path | None = None,
-                real_sizes: tuple[int, ...] = (), latency: bool = True, limit: int | None = None,
-                log: Callable[[str], None] = print) -> dict[str, object]:
+def measure_all(
+    model: Path | str | None,
+    *,
+    synthetic: Path | None,
+    realcards: Path | None,
+    webcam: Path | None = None,
+    webcam_scale: Path | None = None,
+    real_sizes: tuple[int, ...] = (),
+    latency: bool = True,
+    limit: int | None = None,
+    log: Callable[[str], None] = print,
+) -> dict[str, object]:
     """Every figure of the model card: synthetic val, realcards-dev (at each detector size), its
     webcam-scale view (written to ``webcam_scale`` when given), realcards-webcam, latency.
 
@@ -347,17 +401,25 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
         log(f"synthetic val: {figures['synthetic_val']}")
     if realcards is not None and (realcards / "manifest.jsonl").is_file():
         figures["realcards_dev"] = measure_real_set(
-            model, realcards, sizes=tuple(dict.fromkeys((own, *real_sizes))), limit=limit, log=log)
+            model, realcards, sizes=tuple(dict.fromkeys((own, *real_sizes))), limit=limit, log=log
+        )
         if webcam_scale is not None:
             view = write_webcam_scale_view(realcards, webcam_scale)
             figures["realcards_dev_webcam_scale"] = measure_real_set(
-                model, view, sizes=(own,), limit=limit, log=log, name="realcards-dev, webcam scale")
+                model, view, sizes=(own,), limit=limit, log=log, name="realcards-dev, webcam scale"
+            )
     if webcam is not None and (webcam / "manifest.jsonl").is_file():
-        figures["realcards_webcam"] = measure_real_set(model, webcam, sizes=(own,), limit=limit, log=log)
+        figures["realcards_webcam"] = measure_real_set(
+            model, webcam, sizes=(own,), limit=limit, log=log
+        )
     if latency:
         frame = None
         if synthetic is not None and (synthetic / "images" / "val").is_dir():
-            first = sorted(p for p in (synthetic / "images" / "val").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+            first = sorted(
+                p
+                for p in (synthetic / "images" / "val").iterdir()
+                if p.suffix.lower() in IMAGE_SUFFIXES
+            )
             frame = cv2.imread(str(first[0])) if first else None
         if frame is None:
             frame = np.full((720, 1280, 3), 120, np.uint8)
@@ -369,7 +431,9 @@ def measure_all(model: Path | str | None, *, synthetic: Path | None, realcards: 
 CALIBRATION_BINS = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 1.0)
 
 
-def labelled_corner_probs(reader: CardReader, images: Iterable[LabelledImage]) -> tuple[np.ndarray, np.ndarray]:
+def labelled_corner_probs(
+    reader: CardReader, images: Iterable[LabelledImage]
+) -> tuple[np.ndarray, np.ndarray]:
     """The classifier's probabilities (N x 41) on each labelled Sueca corner, and their labels
     (N)."""
     import cv2
@@ -380,7 +444,9 @@ def labelled_corner_probs(reader: CardReader, images: Iterable[LabelledImage]) -
         frame = cv2.imread(str(item.path))
         if frame is None:
             continue
-        boxes = [tuple(float(v) for v in b) for b, c in zip(item.boxes, item.classes) if c < len(DECK)]
+        boxes = [
+            tuple(float(v) for v in b) for b, c in zip(item.boxes, item.classes) if c < len(DECK)
+        ]
         if not boxes:
             continue
         parts.append(reader.classify_crops([reader.crop(frame, b) for b in boxes]))  # type: ignore[arg-type]
@@ -406,13 +472,25 @@ def measure_calibration(reader: CardReader, images: Iterable[LabelledImage]) -> 
         if n:
             mean_conf, share = float(conf[inside].mean()), float(ok[inside].mean())
             ece += n / len(conf) * abs(mean_conf - share)
-            bins.append({"from": low, "to": high, "crops": n, "confidence": round(mean_conf, 3),
-                         "right": round(share, 3)})
+            bins.append(
+                {
+                    "from": low,
+                    "to": high,
+                    "crops": n,
+                    "confidence": round(mean_conf, 3),
+                    "right": round(share, 3),
+                }
+            )
     return {"crops": len(conf), "ece": round(ece, 4) if len(conf) else float("nan"), "bins": bins}
 
 
-def sweep_thresholds(reader: CardReader, images: Iterable[tuple[Path, set[str]]], *,
-                     index_confs: Iterable[float], card_probs: Iterable[float]) -> list[dict[str, float]]:
+def sweep_thresholds(
+    reader: CardReader,
+    images: Iterable[tuple[Path, set[str]]],
+    *,
+    index_confs: Iterable[float],
+    card_probs: Iterable[float],
+) -> list[dict[str, float]]:
     """End-to-end card P/R for each (index_conf, card_prob) pair, reading each image once.
 
     For choosing the reader's thresholds on synthetic validation data (never on the real photos).
@@ -435,15 +513,28 @@ def sweep_thresholds(reader: CardReader, images: Iterable[tuple[Path, set[str]]]
         for prob in card_probs:
             tp = fp = fn = 0
             for truth, box_list, scores, probs in per_image:
-                readings = [IndexReading(box=b, score=float(s), probs=p)  # type: ignore[arg-type]
-                            for b, s, p in zip(box_list, scores, probs) if s >= conf]
-                seen = {d.card.notation for d in combine_indices(
-                    readings, card_prob=prob, corner_reach=reader.config.corner_reach)}
+                readings = [
+                    IndexReading(box=b, score=float(s), probs=p)  # type: ignore[arg-type]
+                    for b, s, p in zip(box_list, scores, probs)
+                    if s >= conf
+                ]
+                seen = {
+                    d.card.notation
+                    for d in combine_indices(
+                        readings, card_prob=prob, corner_reach=reader.config.corner_reach
+                    )
+                }
                 tp += len(seen & truth)
                 fp += len(seen - truth)
                 fn += len(truth - seen)
             precision = tp / (tp + fp) if tp + fp else float("nan")
             recall = tp / (tp + fn) if tp + fn else float("nan")
-            rows.append({"index_conf": conf, "card_prob": prob, "card_precision": round(precision, 4),
-                         "card_recall": round(recall, 4)})
+            rows.append(
+                {
+                    "index_conf": conf,
+                    "card_prob": prob,
+                    "card_precision": round(precision, 4),
+                    "card_recall": round(recall, 4),
+                }
+            )
     return rows

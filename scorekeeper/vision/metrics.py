@@ -15,8 +15,9 @@ import numpy as np
 from scorekeeper.vision.boxes import iou_matrix
 
 
-def match_by_score(pred: np.ndarray, scores: np.ndarray, gt: np.ndarray, ignore: np.ndarray,
-                   iou: float = 0.5) -> tuple[list[tuple[float, int]], int]:
+def match_by_score(
+    pred: np.ndarray, scores: np.ndarray, gt: np.ndarray, ignore: np.ndarray, iou: float = 0.5
+) -> tuple[list[tuple[float, int]], int]:
     """Greedy matching by score: (score, 1 TP / 0 FP) per counted prediction, and the GT count."""
     order = np.argsort(-scores)
     taken = np.zeros(len(gt), bool)

@@ -42,6 +42,7 @@ NOT_A_CARD = "not_a_card"
 CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (NOT_A_CARD,)
 """The classifier's 41 outputs: the 40 cards in :data:`DECK` order, then ``not_a_card``."""
 
+
 @dataclass(frozen=True, slots=True)
 class ReaderConfig:
     """What ``reader.json`` says about a model folder (every knob the reader uses)."""
@@ -89,7 +90,11 @@ class ReaderConfig:
                 "restore it from git or run `scorekeeper train`"
             ) from None
         temperature = classifier.get("temperature", 1.0)
-        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not temperature > 0:
+        if (
+            isinstance(temperature, bool)
+            or not isinstance(temperature, (int, float))
+            or not temperature > 0
+        ):
             raise ModelError(
                 f"model file {path} gives the classifier temperature {temperature!r}: it must be a "
                 "number above 0; restore reader.json from git or run `scorekeeper train`"
@@ -112,7 +117,9 @@ class ReaderConfig:
             nms_iou=float(thresholds.get("nms_iou", defaults.nms_iou)),
             card_prob=float(thresholds.get("card_prob", defaults.card_prob)),
             corner_reach=float(thresholds.get("corner_reach", defaults.corner_reach)),
-            extra={k: v for k, v in data.items() if k not in {"detector", "classifier", "thresholds"}},
+            extra={
+                k: v for k, v in data.items() if k not in {"detector", "classifier", "thresholds"}
+            },
         )
 
 
@@ -208,11 +215,20 @@ class CardReader:
         scale = min(size / width, size / height)
         new_w, new_h = max(round(width * scale), 1), max(round(height * scale), 1)
         pad_w, pad_h = (-new_w) % 32, (-new_h) % 32
-        resized = cv2.resize(frame_bgr, (new_w, new_h), interpolation=cv2.INTER_AREA
-                             if scale < 1 else cv2.INTER_LINEAR)
+        resized = cv2.resize(
+            frame_bgr,
+            (new_w, new_h),
+            interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+        )
         left, top = pad_w // 2, pad_h // 2
         padded = cv2.copyMakeBorder(
-            resized, top, pad_h - top, left, pad_w - left, cv2.BORDER_CONSTANT, value=(114, 114, 114)
+            resized,
+            top,
+            pad_h - top,
+            left,
+            pad_w - left,
+            cv2.BORDER_CONSTANT,
+            value=(114, 114, 114),
         )
         blob = padded[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         output = self._detector.run(None, {self._det_input: np.ascontiguousarray(blob)})[0]
@@ -244,7 +260,9 @@ class CardReader:
 
     def crop(self, frame_bgr: np.ndarray, box: Box) -> np.ndarray:
         """The classifier's view of the index in ``box`` (BGR, crop_size square)."""
-        return crop_square(frame_bgr, box, margin=self.config.crop_margin, size=self.config.crop_size)
+        return crop_square(
+            frame_bgr, box, margin=self.config.crop_margin, size=self.config.crop_size
+        )
 
     def classify_crops(self, crops_bgr: list[np.ndarray] | np.ndarray) -> np.ndarray:
         """Probabilities (N x 41) over :data:`CLASSIFIER_CLASSES` for BGR crops of crop_size."""
@@ -275,7 +293,9 @@ class CardReader:
         """The distinct Sueca cards in a BGR frame (H x W x 3 uint8)."""
         if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             shape = getattr(frame_bgr, "shape", None)
-            raise ValueError(f"frame {frame_index}: expected an H x W x 3 BGR image, got shape {shape}")
+            raise ValueError(
+                f"frame {frame_index}: expected an H x W x 3 BGR image, got shape {shape}"
+            )
         height, width = frame_bgr.shape[:2]
         cards = combine_indices(
             self.read_indices(frame_bgr),
@@ -333,17 +353,34 @@ def combine_indices(
         alternatives = _runners_up(best)
         for score, other in votes[1:]:
             if partner is None or other is not partner[1]:
-                detections.append(CardDetection(card=card, confidence=score, box=other.box,
-                                                corners=1, alternatives=_runners_up(other)))
+                detections.append(
+                    CardDetection(
+                        card=card,
+                        confidence=score,
+                        box=other.box,
+                        corners=1,
+                        alternatives=_runners_up(other),
+                    )
+                )
         if partner is None:
-            detections.append(CardDetection(card=card, confidence=best_score, box=best.box, corners=1,
-                                            alternatives=alternatives))
+            detections.append(
+                CardDetection(
+                    card=card,
+                    confidence=best_score,
+                    box=best.box,
+                    corners=1,
+                    alternatives=alternatives,
+                )
+            )
         else:
             score, other = partner
             box = union_box(best.box, other.box)
             confidence = 1.0 - (1.0 - best_score) * (1.0 - score)
-            detections.append(CardDetection(card=card, confidence=confidence, box=box, corners=2,
-                                            alternatives=alternatives))
+            detections.append(
+                CardDetection(
+                    card=card, confidence=confidence, box=box, corners=2, alternatives=alternatives
+                )
+            )
     return distinct_cards(detections)
 
 
@@ -353,7 +390,7 @@ RUNNER_UP_PROB = 0.01
 
 def _runners_up(reading: IndexReading) -> tuple[tuple[Card, float], ...]:
     """The reading's next likeliest cards (not ``not_a_card``), scaled by the detector's score."""
-    order = np.argsort(reading.probs[:len(DECK)])[::-1]
+    order = np.argsort(reading.probs[: len(DECK)])[::-1]
     out: list[tuple[Card, float]] = []
     for label in order:
         if int(label) == reading.label:

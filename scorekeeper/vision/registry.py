@@ -44,13 +44,20 @@ class InstalledModel:
             return f"deck {enrol.get('deck')}: card P/R {after} on its scenes (before: {before})"
         real = self.figures.get("real")
         if real:
-            return (f"real photos (realcards-dev, detector size {real['detector_size']}): card P/R "
-                    f"{_precision_recall(real)}")
+            return (
+                f"real photos (realcards-dev, detector size {real['detector_size']}): card P/R "
+                f"{_precision_recall(real)}"
+            )
         return ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "folder": str(self.folder), "origin": self.origin,
-                "active": self.active, "summary": self.summary()}
+        return {
+            "name": self.name,
+            "folder": str(self.folder),
+            "origin": self.origin,
+            "active": self.active,
+            "summary": self.summary(),
+        }
 
 
 def _precision_recall(cards: dict[str, Any]) -> str:
@@ -86,8 +93,11 @@ def _figures(folder: Path) -> dict[str, Any]:
     if metrics.is_file():
         try:
             data = json.loads(metrics.read_text(encoding="utf-8"))
-            measured = [(size, row["cards"]) for size, row in data.get("realcards_dev", {}).items()
-                        if "cards" in row]
+            measured = [
+                (size, row["cards"])
+                for size, row in data.get("realcards_dev", {}).items()
+                if "cards" in row
+            ]
             if measured:
                 size, cards = max(measured, key=lambda item: card_f1(item[1]))
                 out["real"] = {**cards, "detector_size": size}
@@ -131,13 +141,18 @@ def model_notice(model: str | os.PathLike[str] | None = None) -> str:
 def set_active_model(name: str, *, reason: str) -> Path:
     """Make ``name`` the default model; written atomically so a crash leaves the old choice."""
     if _lookup(name) is None:
-        raise ModelError(f"model {name!r} is not installed: `scorekeeper models` lists the installed ones")
+        raise ModelError(
+            f"model {name!r} is not installed: `scorekeeper models` lists the installed ones"
+        )
     home = user_data_dir()
     home.mkdir(parents=True, exist_ok=True)
     target = home / ACTIVE_FILE
     partial = target.with_suffix(".tmp")
-    partial.write_text(json.dumps({"model": name, "reason": reason,
-                                   "chosen": time.strftime("%Y-%m-%dT%H:%M:%S")}) + "\n", encoding="utf-8")
+    partial.write_text(
+        json.dumps({"model": name, "reason": reason, "chosen": time.strftime("%Y-%m-%dT%H:%M:%S")})
+        + "\n",
+        encoding="utf-8",
+    )
     os.replace(partial, target)
     return target
 
@@ -159,7 +174,9 @@ def installed_models() -> list[InstalledModel]:
             if folder.name in seen:
                 continue
             seen.add(folder.name)
-            out.append(InstalledModel(folder.name, folder, origin, folder.name == active, _figures(folder)))
+            out.append(
+                InstalledModel(folder.name, folder, origin, folder.name == active, _figures(folder))
+            )
     return out
 
 

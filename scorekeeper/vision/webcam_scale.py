@@ -45,8 +45,9 @@ FRAME = (640, 360)
 """The webcam frame the shrunk photo is placed in (width, height), as the real webcam sets are."""
 
 
-def webcam_frame(image: np.ndarray, index_height: float, target: float,
-                 rng: np.random.Generator) -> tuple[np.ndarray, float, float, float]:
+def webcam_frame(
+    image: np.ndarray, index_height: float, target: float, rng: np.random.Generator
+) -> tuple[np.ndarray, float, float, float]:
     """``image`` shrunk so an index ``index_height`` px tall becomes ``target`` px, placed at a
     random spot of a :data:`FRAME` of its mean colour, as a webcam delivers it: lens blur, sensor
     noise, JPEG at quality 30-70. Returns the frame, the scale and the photo's (x, y) offset."""
@@ -62,7 +63,7 @@ def webcam_frame(image: np.ndarray, index_height: float, target: float,
     frame[:] = small.reshape(-1, 3).mean(axis=0)
     x = int(rng.integers(0, frame_w - size[0] + 1))
     y = int(rng.integers(0, frame_h - size[1] + 1))
-    frame[y:y + size[1], x:x + size[0]] = small
+    frame[y : y + size[1], x : x + size[0]] = small
     frame += rng.normal(0.0, rng.uniform(2.0, 6.0), frame.shape)
     frame = np.clip(frame, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(30, 70))])
@@ -71,8 +72,17 @@ def webcam_frame(image: np.ndarray, index_height: float, target: float,
     return (frame if decoded is None else decoded), scale, float(x), float(y)
 
 
-def _moved_labels(label_path: Path, *, width: int, height: int, scale: float, x: float, y: float,
-                  frame_w: int, frame_h: int) -> str:
+def _moved_labels(
+    label_path: Path,
+    *,
+    width: int,
+    height: int,
+    scale: float,
+    x: float,
+    y: float,
+    frame_w: int,
+    frame_h: int,
+) -> str:
     """The YOLO rows of a photo ``width`` x ``height``, for the photo shrunk by ``scale`` and placed
     at (x, y) in a frame ``frame_w`` x ``frame_h``."""
     rows = []
@@ -81,9 +91,11 @@ def _moved_labels(label_path: Path, *, width: int, height: int, scale: float, x:
         if len(parts) < 5:
             continue
         cx, cy, bw, bh = (float(v) for v in parts[1:5])
-        rows.append(f"{parts[0]} {(cx * width * scale + x) / frame_w:.6f} "
-                    f"{(cy * height * scale + y) / frame_h:.6f} "
-                    f"{bw * width * scale / frame_w:.6f} {bh * height * scale / frame_h:.6f}")
+        rows.append(
+            f"{parts[0]} {(cx * width * scale + x) / frame_w:.6f} "
+            f"{(cy * height * scale + y) / frame_h:.6f} "
+            f"{bw * width * scale / frame_w:.6f} {bh * height * scale / frame_h:.6f}"
+        )
     return "".join(row + "\n" for row in rows)
 
 
@@ -121,10 +133,21 @@ def write_webcam_scale_view(source: Path, out: Path, *, seed: int = 0) -> Path:
         name = image_path.stem + ".jpg"
         cv2.imwrite(str(out / "images" / name), view)
         if label_path.is_file():
-            (out / "labels" / (image_path.stem + ".txt")).write_text(_moved_labels(
-                label_path, width=image.shape[1], height=image.shape[0], scale=scale, x=x, y=y,
-                frame_w=view.shape[1], frame_h=view.shape[0]))
-        rows.append({**row, "image": f"images/{name}", "width": view.shape[1], "height": view.shape[0]})
+            (out / "labels" / (image_path.stem + ".txt")).write_text(
+                _moved_labels(
+                    label_path,
+                    width=image.shape[1],
+                    height=image.shape[0],
+                    scale=scale,
+                    x=x,
+                    y=y,
+                    frame_w=view.shape[1],
+                    frame_h=view.shape[0],
+                )
+            )
+        rows.append(
+            {**row, "image": f"images/{name}", "width": view.shape[1], "height": view.shape[0]}
+        )
     (out / "manifest.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     for extra in ("classes.txt", "classes.json"):
         if (source / extra).is_file():

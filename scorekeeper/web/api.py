@@ -113,7 +113,9 @@ def body(route: str) -> dict[str, Any]:
             )
     both = [name for name in ONE_OF.get(route, ()) if name in data]
     if len(both) > 1:
-        raise StoreError(f"{both[0]!r} and {both[1]!r} together: POST /api/{route} takes one of them")
+        raise StoreError(
+            f"{both[0]!r} and {both[1]!r} together: POST /api/{route} takes one of them"
+        )
     return data
 
 
@@ -202,7 +204,9 @@ def replace_record(table: str | None) -> Response:
     data = body("record")
     if "deals" not in data:
         raise StoreError('a match record needs "deals" (a list, [] for none): {"deals": [...]}')
-    return write(table, data, RecordReplaced(record={k: v for k, v in data.items() if k != "expect"}))
+    return write(
+        table, data, RecordReplaced(record={k: v for k, v in data.items() if k != "expect"})
+    )
 
 
 @route("plays", methods=["POST"])
@@ -270,7 +274,7 @@ def renuncia(table: str | None) -> Response:
         "dismiss": RenunciaDismissed,
     }
     if decision not in kinds:
-        raise StoreError(f"decision {decision!r}: use \"confirm\" or \"dismiss\"")
+        raise StoreError(f'decision {decision!r}: use "confirm" or "dismiss"')
     deal = current_deal(table_id(table), data)
     trick = field(data, "trick", int, example='"trick": 8')
     seat = field(data, "seat", int, example='"seat": 3')
@@ -300,7 +304,9 @@ def new_match(table: str | None) -> Response:
     data = body("match")
     events: list[Event] = [MatchStarted()]
     if "rules" in data:
-        events.append(RulesChanged(rules=field(data, "rules", dict, example='"rules": {"tie": "carry"}')))
+        events.append(
+            RulesChanged(rules=field(data, "rules", dict, example='"rules": {"tie": "carry"}'))
+        )
     return write(table, data, *events)
 
 
@@ -310,7 +316,7 @@ def name(table: str | None) -> Response:
     data = body("name")
     unknown = sorted(set(data) - {"seat", "name", "expect"})
     if unknown:
-        raise StoreError(f"unknown field {unknown[0]!r}: send {{\"seat\": 0, \"name\": \"Ana\"}}")
+        raise StoreError(f'unknown field {unknown[0]!r}: send {{"seat": 0, "name": "Ana"}}')
     seat = field(data, "seat", int, example='"seat": 0 (seat 0-3)')
     given = field(data, "name", str, example='"name": "Ana" ("" clears it)')
     return write(table, data, SeatNamed(seat=seat, name=given))

@@ -162,7 +162,9 @@ class Hub:
             subscriber = _Subscriber(self.queue_size, hang_up)
             self._subscribers.add(subscriber)
             if self._watcher is None or not self._watcher.is_alive():
-                self._watcher = threading.Thread(target=self._watch, name="scorekeeper-watch", daemon=True)
+                self._watcher = threading.Thread(
+                    target=self._watch, name="scorekeeper-watch", daemon=True
+                )
                 self._watcher.start()
         return subscriber
 

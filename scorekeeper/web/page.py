@@ -20,7 +20,9 @@ bp = Blueprint("page", __name__)
 
 @lru_cache(maxsize=4)
 def translations(static_folder: str) -> dict[str, dict[str, str]]:
-    data: dict[str, dict[str, str]] = json.loads((Path(static_folder) / "i18n.json").read_text("utf-8"))
+    data: dict[str, dict[str, str]] = json.loads(
+        (Path(static_folder) / "i18n.json").read_text("utf-8")
+    )
     return data
 
 
@@ -37,7 +39,9 @@ def language() -> str:
 @bp.get("/favicon.ico")
 def favicon() -> Any:
     """Browsers ask for it whatever the page links; one small icon instead of a 404 in every log."""
-    return send_from_directory(str(current_app.static_folder), "favicon.ico", mimetype="image/x-icon")
+    return send_from_directory(
+        str(current_app.static_folder), "favicon.ico", mimetype="image/x-icon"
+    )
 
 
 @bp.get("/t/")

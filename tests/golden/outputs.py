@@ -38,9 +38,7 @@ def records() -> dict[str, Path]:
     from scorekeeper.synth.simulate import demo_clip
 
     found = {f"examples-{path.stem}": path for path in sorted((ROOT / "examples").glob("*.json"))}
-    found.update(
-        {f"variants-{path.stem}": path for path in sorted(VARIANTS.glob("*.json"))}
-    )
+    found.update({f"variants-{path.stem}": path for path in sorted(VARIANTS.glob("*.json"))})
     found["demo-clip"] = demo_clip()[1]
     return found
 
@@ -66,8 +64,10 @@ def replay_outputs() -> Iterator[tuple[str, str]]:
         yield f"replay/{name}", replay_cli(str(path), "--json")
         yield f"replay-text/{name}", replay_cli(str(path))
         for preset in PRESETS:
-            yield (f"replay/{name}--rules-{preset}",
-                   replay_cli(str(path), "--json", "--rules", preset))
+            yield (
+                f"replay/{name}--rules-{preset}",
+                replay_cli(str(path), "--json", "--rules", preset),
+            )
 
 
 def client(folder: str) -> Any:
@@ -103,8 +103,10 @@ def state_outputs() -> Iterator[tuple[str, str]]:
                     for index, card in enumerate(deal["plays"], start=1):
                         store.append(table, CardPlayed(card))
                         if index in (1, 5, 22, 39):
-                            yield (f"state/{name}-deal{number}-play{index}",
-                                   served(web.get("/api/state")))
+                            yield (
+                                f"state/{name}-deal{number}-play{index}",
+                                served(web.get("/api/state")),
+                            )
                     if "thrown_in" in deal:
                         store.append(table, DealThrownIn(reason=deal["thrown_in"]))
                     yield f"state/{name}-deal{number}-end", served(web.get("/api/state"))
@@ -129,18 +131,32 @@ def evening_outputs() -> Iterator[tuple[str, str]]:
         yield post("04-plays", "/api/plays", {"cards": plays[:20]})
         table = app.config["DEFAULT_TABLE"]
         with app.app_context():
-            get_store().append(table, DoubtRaised(deal=1, play=6, reason="weak_read",
-                                                  options=(plays[5], plays[30]), frame=120))
-            get_store().append(table, DoubtRaised(deal=1, play=None, reason="missing_card",
-                                                  options=(plays[2],), frame=130))
+            get_store().append(
+                table,
+                DoubtRaised(
+                    deal=1, play=6, reason="weak_read", options=(plays[5], plays[30]), frame=120
+                ),
+            )
+            get_store().append(
+                table,
+                DoubtRaised(
+                    deal=1, play=None, reason="missing_card", options=(plays[2],), frame=130
+                ),
+            )
         yield "evening/05-doubts", served(web.get("/api/state"))
         doubts = web.get("/api/state").get_json()["doubts"]
         yield post("06-settle", "/api/doubt", {"doubt": doubts[1]["seq"], "card": None})
         yield post("07-plays", "/api/plays", {"cards": plays[20:]})
-        yield post("08-dismiss", "/api/renuncia",
-                   {"decision": "dismiss", "trick": revoke["trick"], "seat": revoke["seat"]})
-        yield post("09-confirm", "/api/renuncia",
-                   {"decision": "confirm", "trick": revoke["trick"], "seat": revoke["seat"]})
+        yield post(
+            "08-dismiss",
+            "/api/renuncia",
+            {"decision": "dismiss", "trick": revoke["trick"], "seat": revoke["seat"]},
+        )
+        yield post(
+            "09-confirm",
+            "/api/renuncia",
+            {"decision": "confirm", "trick": revoke["trick"], "seat": revoke["seat"]},
+        )
         yield post("10-undo", "/api/undo", {})
         yield post("11-rules", "/api/rules", {"melar": True, "tie": "carry"})
         for number, seed in enumerate((11, 12, 13, 14, 15, 16, 17, 18), start=1):

@@ -56,9 +56,15 @@ def tournament_name() -> str:
 
 @pytest.fixture
 def tournament_app(pg_dsn: str, tournament_name: str) -> Iterator[Flask]:
-    app = create_tournament_app({
-        "TESTING": True, "DATABASE_URL": pg_dsn, "TOURNAMENT": tournament_name, "PIN": PIN, "HEARTBEAT": 0.2,
-    })
+    app = create_tournament_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": pg_dsn,
+            "TOURNAMENT": tournament_name,
+            "PIN": PIN,
+            "HEARTBEAT": 0.2,
+        }
+    )
     yield app
     app.extensions["scorekeeper.tournament.hub"].stop()
     app.extensions["scorekeeper.tournament.store"].close()

@@ -16,18 +16,28 @@ def test_points_then_riscos_difference_rank_the_teams() -> None:
         Game(round=1, nos="A", eles="B", score={"nos": 4, "eles": 3}, winner="nos"),
         Game(round=1, nos="C", eles="D", score={"nos": 0, "eles": 4}, winner="eles"),
         Game(round=1, nos="E", eles=None),
-        Game(round=2, nos="A", eles="D", score={"nos": 1, "eles": 2}, winner=None),  # still being played
+        Game(
+            round=2, nos="A", eles="D", score={"nos": 1, "eles": 2}, winner=None
+        ),  # still being played
     ]
     rows = standings(games, ["A", "B", "C", "D", "E"], Scoring(win=3, loss=1))
     assert [(r.team, r.points, r.diff) for r in rows] == [
-        ("D", 3, 4), ("A", 3, 1), ("E", 3, 0), ("B", 1, -1), ("C", 1, -4),
+        ("D", 3, 4),
+        ("A", 3, 1),
+        ("E", 3, 0),
+        ("B", 1, -1),
+        ("C", 1, -4),
     ]
-    assert [r.points for r in standings(games, ["A", "B", "C", "D", "E"], Scoring(win=2, loss=0))][:3] == [2, 2, 2]
+    assert [r.points for r in standings(games, ["A", "B", "C", "D", "E"], Scoring(win=2, loss=0))][
+        :3
+    ] == [2, 2, 2]
 
 
 @settings(max_examples=60, deadline=None)
 @given(teams=st.integers(2, 15), rounds=st.integers(1, 6), seed=st.integers(0, 10_000))
-def test_rounds_paired_by_standings_never_repeat_an_opponent(teams: int, rounds: int, seed: int) -> None:
+def test_rounds_paired_by_standings_never_repeat_an_opponent(
+    teams: int, rounds: int, seed: int
+) -> None:
     rng = random.Random(seed)
     names = [f"T{n}" for n in range(teams)]
     games: list[Game] = []
@@ -38,7 +48,9 @@ def test_rounds_paired_by_standings_never_repeat_an_opponent(teams: int, rounds:
         try:
             pairs, bye = pair_round(ranked, played=played, byes=byes)
         except TournamentError:
-            assert not any_new_pairing(names, played), "refused although a pairing without repeats exists"
+            assert not any_new_pairing(names, played), (
+                "refused although a pairing without repeats exists"
+            )
             break
         seated = [team for pair in pairs for team in pair] + ([bye] if bye else [])
         assert sorted(seated) == sorted(names), "every team once per round"
@@ -49,7 +61,11 @@ def test_rounds_paired_by_standings_never_repeat_an_opponent(teams: int, rounds:
         for nos, eles in pairs:
             winner = rng.choice(["nos", "eles"])
             loser_riscos = rng.randrange(4)
-            score = {"nos": 4, "eles": loser_riscos} if winner == "nos" else {"nos": loser_riscos, "eles": 4}
+            score = (
+                {"nos": 4, "eles": loser_riscos}
+                if winner == "nos"
+                else {"nos": loser_riscos, "eles": 4}
+            )
             games.append(Game(round=number, nos=nos, eles=eles, score=score, winner=winner))
         if bye is not None:
             games.append(Game(round=number, nos=bye, eles=None))
@@ -70,7 +86,9 @@ def any_new_pairing(names: list[str], played: set[frozenset[str]]) -> bool:
         if n % 2 and not bye_used and can(rest, True):
             return True
         return any(
-            rest >> j & 1 and frozenset((names[first], names[j])) not in played and can(rest & ~(1 << j), bye_used)
+            rest >> j & 1
+            and frozenset((names[first], names[j])) not in played
+            and can(rest & ~(1 << j), bye_used)
             for j in range(n)
         )
 
@@ -83,6 +101,9 @@ def test_the_top_teams_meet_first() -> None:
 
 
 def test_a_tournament_that_has_run_its_rounds_says_so() -> None:
-    everyone = {frozenset(p) for p in (("A", "B"), ("C", "D"), ("A", "C"), ("B", "D"), ("A", "D"), ("B", "C"))}
+    everyone = {
+        frozenset(p)
+        for p in (("A", "B"), ("C", "D"), ("A", "C"), ("B", "D"), ("A", "D"), ("B", "C"))
+    }
     with pytest.raises(TournamentError, match="run its rounds"):
         pair_round(["A", "B", "C", "D"], played=everyone, byes=set())
