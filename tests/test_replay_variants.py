@@ -18,9 +18,9 @@ def replay(capsys, name, *args):
 
 
 def test_an_azores_record_replays_with_its_10s_and_cut_trunfo(capsys):
-    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second highest
-    card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining packet of
-    12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
+    """Seed 001: "In the Azores, Sueca is normally played using the 10 as the manilha (second
+    highest card) rather than the 7. Instead of turning up one of the dealer's cards, the remaining
+    packet of 12 cards (the rejected 9's, 8's and 7's) are cut to determine the trump suit." """
     status, out, err = replay(capsys, "azores", "--json")
     assert status == 0 and err == ""
     result = json.loads(out)
@@ -37,9 +37,9 @@ def test_an_azores_record_replays_with_its_10s_and_cut_trunfo(capsys):
 
 
 def test_a_melar_record_throws_in_a_deal_and_the_same_dealer_deals_again(capsys):
-    """Seed 001: "The cards are thrown in, there is no score, and the cards are shuffled, cut and dealt
-    again by the same dealer." The record plays Brazil's tie rule too: "If there is a tie ... the next
-    hand is worth an extra game." """
+    """Seed 001: "The cards are thrown in, there is no score, and the cards are shuffled, cut and
+    dealt again by the same dealer." The record plays Brazil's tie rule too: "If there is a tie ...
+    the next hand is worth an extra game." """
     status, out, _ = replay(capsys, "brazil_melar", "--json")
     result = json.loads(out)
     assert status == 0 and [deal["outcome"] for deal in result["deals"]] == [
@@ -58,8 +58,8 @@ def test_a_melar_record_throws_in_a_deal_and_the_same_dealer_deals_again(capsys)
 
 
 def test_a_renuncia_that_costs_two_games(capsys):
-    """Seed 001: "Some play that the penalty for a revoke (failing to follow suit when able to do so)
-    is that the offending team loses two games." """
+    """Seed 001: "Some play that the penalty for a revoke (failing to follow suit when able to do
+    so) is that the offending team loses two games." """
     status, out, _ = replay(capsys, "renuncia_two_games", "--json")
     assert status == 0 and json.loads(out)["score"] == {"nos": 2, "eles": 0}
     status, out, _ = replay(capsys, "renuncia_two_games", "--json", "--rules", "renuncia_riscos=4")

@@ -327,9 +327,9 @@ def test_the_cafe_sheet_has_a_stroke_per_risco_in_two_columns():
 
 
 def test_the_northern_sheet_puts_dots_at_the_ends_of_the_arms_of_a_cross():
-    """Seed 001: "The score in games is often kept by marking dots at the ends of the arms of a cross
-    ... In the example our team (Nós) has two games towards the rubber and their team (Eles) has three.
-    This is the most usual system, at least in Northern Portugal" """
+    """Seed 001: "The score in games is often kept by marking dots at the ends of the arms of a
+    cross ... In the example our team (Nós) has two games towards the rubber and their team (Eles)
+    has three. This is the most usual system, at least in Northern Portugal" """
     deals = [deal_with_nos_points(91), deal_with_nos_points(29), deal_with_nos_points(59)]
     result = replay_match({"rules": PRESETS["norte"].to_json(), "deals": deals})
     sheet = score_sheet(result)

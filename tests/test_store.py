@@ -52,7 +52,8 @@ def legal_deal(seed: int, dealer: int = 0) -> tuple[str, list[str]]:
 
 
 def revoke_deal(seed: int = 1, dealer: int = 0) -> tuple[str, list[str], dict[str, Any], list[str]]:
-    """A deal with exactly one renúncia, made by swapping two plays of a legal deal (the engine judges).
+    """A deal with exactly one renúncia, made by swapping two plays of a legal deal (the engine
+    judges).
 
     Returns the turned card, the plays, the renúncia and the legal plays it was made from."""
     rng = random.Random(seed)

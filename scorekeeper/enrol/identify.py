@@ -29,7 +29,8 @@ from scorekeeper.vision.boxes import Box
 
 DOUBT_BELOW = 0.5
 """Confidence under which a reading goes to a person. Raising it asks about more cards (slower
-enrolment, fewer wrong names saved); lowering it trusts a reader that is right about half the time."""
+enrolment, fewer wrong names saved); lowering it trusts a reader that is right about half the time.
+"""
 
 INDEX_SIZES: tuple[float, ...] = (0.2, 0.27, 0.34)
 """Heights of the fixed corner crops' index box, as fractions of the card's height (rank + pip)."""

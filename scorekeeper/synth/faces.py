@@ -59,7 +59,8 @@ _SUIT_GLYPH = {
     Suit.PAUS: "\u2663",
 }
 _PIP_COUNTS = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9, "T": 10}
-# Pip centres on a unit grid (x across, y down) inside the pip area, after the usual printed layouts.
+# Pip centres on a unit grid (x across, y down) inside the pip area, after the usual printed
+# layouts.
 _PIP_LAYOUTS: dict[int, tuple[tuple[float, float], ...]] = {
     1: ((0.5, 0.5),),
     2: ((0.5, 0.0), (0.5, 1.0)),
@@ -476,7 +477,8 @@ def _rank_text(rank: str, style: FaceStyle) -> str:
 def render_face(
     card: Card | str, style: FaceStyle | None = None, rng: np.random.Generator | None = None
 ) -> Face:
-    """Draw one face: ``card`` is a Card, a notation (``7H``) or a distractor label (``9S``, ``JOKER``).
+    """Draw one face: ``card`` is a Card, a notation (``7H``) or a distractor label (``9S``,
+    ``JOKER``).
 
     The same (card, style) gives the same pixels; ``rng`` is only used when ``style`` is None.
     """
@@ -759,7 +761,8 @@ class FacePack:
     """A folder of 40 face images named ``Ah.png 7h.png ... 2c.png`` (or .jpg), loaded on demand.
 
     The index boxes are located once per face when the pack is opened (see :func:`locate_indices`);
-    pixels are decoded on first use and kept. Backs and non-Sueca faces come from a procedural style.
+    pixels are decoded on first use and kept. Backs and non-Sueca faces come from a procedural
+    style.
     """
 
     def __init__(

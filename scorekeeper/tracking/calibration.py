@@ -2,9 +2,9 @@
 
 The person at the table looks at the picture and confirms that Jogador 1 (Nós) sits where it says
 and that the seats go round the right way; if not, they change ``--seat0`` / ``--clockwise`` and
-look again. The confirmed geometry is written as JSON for ``run --geometry`` and ``track --geometry``.
-Seats are named as everywhere else ("Jogador 1 (Nós)" for seat 0 of the log): the labels are drawn
-with a TrueType font that has the accents, OpenCV's own fonts have none.
+look again. The confirmed geometry is written as JSON for the ``--geometry`` of ``run`` and
+``track``. Seats are named as everywhere else ("Jogador 1 (Nós)" for seat 0 of the log): the
+labels are drawn with a TrueType font that has the accents, OpenCV's own fonts have none.
 """
 
 from __future__ import annotations

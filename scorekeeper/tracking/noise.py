@@ -142,8 +142,8 @@ class ReaderProfile:
 def read_like_a_reader(
     frames: Iterable[FrameDetections], profile: ReaderProfile, rng: random.Random
 ) -> Iterator[FrameDetections]:
-    """Perfect detections as ``profile``'s reader would report them, each read with its
-    runners-up; a frame's duplicate names are settled as the reader does (:func:`distinct_cards`)."""
+    """Perfect detections as ``profile``'s reader would report them, each read with its runners-up;
+    a frame's duplicate names are settled as the reader does (:func:`distinct_cards`)."""
     wrong_share: dict[Card, float] = {}
     if profile.swap is not None:
         wrong_share = {

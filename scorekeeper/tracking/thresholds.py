@@ -58,8 +58,8 @@ class Thresholds:
     trick after ``settle_seconds``)."""
 
     turned_seconds: float = 0.6
-    """How long a face-up card must lie still by one side, before any play, to be taken as the turned
-    card. Raising it ignores cards shown briefly; it delays the start of the deal."""
+    """How long a face-up card must lie still by one side, before any play, to be taken as the
+    turned card. Raising it ignores cards shown briefly; it delays the start of the deal."""
 
     forget_seconds: float = 1.5
     """Gap after which a card's run is over and a new sighting starts a new one (half of it for a
@@ -73,8 +73,9 @@ class Thresholds:
 
     weak_sightings: int = 2
     """Sightings (the last two at one spot) that make a card that landed and got covered before it
-    settled a weak play (flagged): played before the next card, or (summed over its stretches)
-    to complete a trick that vanished. Raising it refuses more two-frame misreads; it loses more cards hidden quickly."""
+    settled a weak play (flagged): played before the next card, or (summed over its stretches) to
+    complete a trick that vanished. Raising it refuses more two-frame misreads; it loses more cards
+    hidden quickly."""
 
     weak_confidence: float = 0.8
     """Mean read confidence a card covered before it settled needs to be played before the next

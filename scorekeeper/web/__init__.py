@@ -3,13 +3,13 @@
 ``create_app(test_config=None)`` builds the app; config keys: ``DATABASE`` (the store's file),
 ``PIN`` (the table PIN for writes; no PIN, no writes), ``DEFAULT_TABLE`` (the table ``/`` shows),
 ``CONFIRM_NEXT_MATCH`` (a won match waits for "Nova partida" instead of the next deal opening the
-next match), ``WATCH_INTERVAL`` (seconds between checks for another process's writes), ``HEARTBEAT`` (seconds
-between keep-alive pings on idle event streams), ``PIN_TRIES`` and ``PIN_LOCKOUT`` (wrong PINs an
-address may send before it gets one more every that many seconds), ``MAX_STREAMS`` and
-``STREAM_QUEUE`` (event streams open at once; changes a stream may fall behind before it is dropped),
-``TRUSTED_HOSTS`` (the Host headers answered; None: any). Without ``PIN``, the PIN hash kept in the
-store's file (``scorekeeper serve --pin``) is the PIN. Without ``test_config`` the keys can also come
-from the environment as ``SCOREKEEPER_<KEY>``.
+next match), ``WATCH_INTERVAL`` (seconds between checks for another process's writes), ``HEARTBEAT``
+(seconds between keep-alive pings on idle event streams), ``PIN_TRIES`` and ``PIN_LOCKOUT`` (wrong
+PINs an address may send before it gets one more every that many seconds), ``MAX_STREAMS`` and
+``STREAM_QUEUE`` (event streams open at once; changes a stream may fall behind before it is
+dropped), ``TRUSTED_HOSTS`` (the Host headers answered; None: any). Without ``PIN``, the PIN hash
+kept in the store's file (``scorekeeper serve --pin``) is the PIN. Without ``test_config`` the keys
+can also come from the environment as ``SCOREKEEPER_<KEY>``.
 """
 
 from __future__ import annotations
