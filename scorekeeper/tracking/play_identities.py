@@ -16,6 +16,7 @@ from scorekeeper.tracking.events import (
     Uncertain,
 )
 from scorekeeper.tracking.missing import seated_plays
+from scorekeeper.tracking.rooms import TrackerRooms
 from scorekeeper.tracking.runs import Played, Run
 from scorekeeper.vision.boxes import iou, nested_share
 
@@ -26,7 +27,7 @@ OTHER_CORNER_SHARE = 0.9
 """How much of a play's box a new run's box must hold to be that card seen at another corner."""
 
 
-class PlayIdentities:
+class PlayIdentities(TrackerRooms):
     """The deal's plays decided together (the decoding room of :class:`Tracker`)."""
 
     def _may_be_played(self, state: DealState, run: Run, played: frozenset[Card]) -> bool:

@@ -10,6 +10,7 @@ from scorekeeper.rules import Card
 from scorekeeper.tracking.deal_state import DealState
 from scorekeeper.tracking.decoding import Evidence
 from scorekeeper.tracking.geometry import Point, Side
+from scorekeeper.tracking.rooms import TrackerRooms
 from scorekeeper.tracking.runs import Run, Track
 from scorekeeper.vision.boxes import Box, iou, nested_share
 from scorekeeper.vision.detections import CardDetection
@@ -19,7 +20,7 @@ OTHER_CARD_SHARE = 0.9
 not the same card seen at its other corner."""
 
 
-class Sightings:
+class Sightings(TrackerRooms):
     """Sightings of cards: runs, steadiness, misreads (the evidence room of :class:`Tracker`)."""
 
     def _observe(self, detection: CardDetection, frame: int) -> None:
