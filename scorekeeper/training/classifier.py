@@ -195,7 +195,7 @@ def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Colour loss, light, white balance, low resolution, blur, noise: what a café webcam does to an index."""
     import cv2
 
-    out = crop.astype(np.float32)
+    out: np.ndarray = crop.astype(np.float32)
     size = crop.shape[0]
     if rng.random() < GREY_SHARE:
         out = np.repeat(out.mean(axis=2, keepdims=True), 3, axis=2)
@@ -243,7 +243,9 @@ def jpeg(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     import cv2
 
     ok, encoded = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(25, 85))])
-    return cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else crop
+    # Decoding what was just encoded does not fail; the check only tells mypy so.
+    decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else None
+    return crop if decoded is None else decoded
 
 
 def webcam_view(crop: np.ndarray, rng: np.random.Generator, *, margin: float) -> np.ndarray:
@@ -258,21 +260,25 @@ def webcam_view(crop: np.ndarray, rng: np.random.Generator, *, margin: float) ->
     lens = rng.uniform(0.0, 0.7) * size / native  # blur in native pixels, applied before sampling
     if lens > 0.3:
         image = cv2.GaussianBlur(image, (0, 0), lens)
-    small = cv2.resize(image, (native, native), interpolation=cv2.INTER_AREA).astype(np.float32)
+    small: np.ndarray = cv2.resize(
+        image, (native, native), interpolation=cv2.INTER_AREA
+    ).astype(np.float32)
     if rng.random() < 0.25:  # a hand or the camera moving during the exposure
         length = int(rng.integers(2, 4))
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length
         turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1.0)
-        kernel = cv2.warpAffine(kernel, turn, (length, length))
-        small = cv2.filter2D(small, -1, kernel / max(float(kernel.sum()), 1e-6))
+        turned = np.asarray(cv2.warpAffine(kernel, turn, (length, length)), np.float32)
+        small = cv2.filter2D(small, -1, turned / max(float(turned.sum()), 1e-6))
     if rng.random() < 0.3:  # a dim room: the sensor's gain lifts the noise with the picture
         small = small * rng.uniform(0.35, 0.7)
     small = small + rng.normal(0.0, rng.uniform(1.0, 8.0), small.shape)
     small = np.clip(small, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(20, 80))])
-    if ok:
-        small = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    # Decoding what was just encoded does not fail; the check only tells mypy so.
+    decoded = cv2.imdecode(encoded, cv2.IMREAD_COLOR) if ok else None
+    if decoded is not None:
+        small = decoded
     return cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
 
 
