@@ -84,8 +84,8 @@ def test_false_cards_are_sorted_by_what_the_reader_confused_them_with(tmp_path: 
     reader = _FixedReader(["JD", "6D", "JS", "2C"])
 
     figures = measure_cards(
-        reader,
-        [(plain, {"JD"}), (with_ten, {"JD"})],  # type: ignore[arg-type]
+        reader,  # type: ignore[arg-type]
+        [(plain, {"JD"}), (with_ten, {"JD"})],
         non_sueca_images={with_ten},
     )
 

@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 Box = tuple[float, float, float, float]
 """x1, y1, x2, y2 in pixels of the full-resolution frame."""
+
+
+def as_box(values: Iterable[float] | np.ndarray) -> Box:
+    """The four numbers of ``values`` (a row of an N x 4 array, say) as a :data:`Box` of floats.
+
+    >>> as_box(np.array([1, 2, 3, 4], np.float32))
+    (1.0, 2.0, 3.0, 4.0)
+    """
+    x1, y1, x2, y2 = (float(v) for v in values)
+    return x1, y1, x2, y2
 
 
 def center(box: Box) -> tuple[float, float]:

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from scorekeeper.rules.cards import DECK, card_from_index
-from scorekeeper.vision.boxes import iou_matrix
+from scorekeeper.vision.boxes import as_box, iou_matrix
 from scorekeeper.vision.metrics import (
     FALSE_CARD_KINDS,
     SUITS,
@@ -155,7 +155,7 @@ def measure_classifier(reader: CardReader, images: Iterable[LabelledImage]) -> d
         crops, kinds = [], []
         for box, cls in zip(item.boxes, item.classes):
             if cls < len(DECK) or cls in NOT_SUECA_IDS:
-                crops.append(reader.crop(frame, tuple(float(v) for v in box)))  # type: ignore[arg-type]
+                crops.append(reader.crop(frame, as_box(box)))
                 kinds.append(int(cls))
         if not crops:
             continue
@@ -255,9 +255,7 @@ def measure_card_stages(
         for label, card_boxes in corners.items():
             stacked = np.asarray(card_boxes, dtype=np.float32)
             found = bool(len(boxes)) and bool((iou_matrix(stacked, boxes) >= iou).any())
-            probs = reader.classify_crops(
-                [reader.crop(frame, tuple(float(v) for v in b)) for b in stacked]
-            )  # type: ignore[arg-type]
+            probs = reader.classify_crops([reader.crop(frame, as_box(b)) for b in stacked])
             named = bool(
                 (
                     (probs.argmax(axis=1) == label) & (probs.max(axis=1) >= reader.config.card_prob)
@@ -444,12 +442,10 @@ def labelled_corner_probs(
         frame = cv2.imread(str(item.path))
         if frame is None:
             continue
-        boxes = [
-            tuple(float(v) for v in b) for b, c in zip(item.boxes, item.classes) if c < len(DECK)
-        ]
+        boxes = [as_box(b) for b, c in zip(item.boxes, item.classes) if c < len(DECK)]
         if not boxes:
             continue
-        parts.append(reader.classify_crops([reader.crop(frame, b) for b in boxes]))  # type: ignore[arg-type]
+        parts.append(reader.classify_crops([reader.crop(frame, b) for b in boxes]))
         labels += [int(c) for c in item.classes if c < len(DECK)]
     if not parts:
         return np.zeros((0, len(DECK) + 1), np.float32), np.zeros((0,), np.int64)
@@ -505,8 +501,8 @@ def sweep_thresholds(
         if frame is None:
             continue
         boxes, scores = reader.detect_indices(frame, conf=lowest)
-        box_list = [tuple(float(v) for v in b) for b in boxes]
-        probs = reader.classify_crops([reader.crop(frame, b) for b in box_list])  # type: ignore[arg-type]
+        box_list = [as_box(b) for b in boxes]
+        probs = reader.classify_crops([reader.crop(frame, b) for b in box_list])
         per_image.append((truth, box_list, scores, probs))
     rows = []
     for conf in index_confs:
@@ -514,7 +510,7 @@ def sweep_thresholds(
             tp = fp = fn = 0
             for truth, box_list, scores, probs in per_image:
                 readings = [
-                    IndexReading(box=b, score=float(s), probs=p)  # type: ignore[arg-type]
+                    IndexReading(box=b, score=float(s), probs=p)
                     for b, s, p in zip(box_list, scores, probs)
                     if s >= conf
                 ]

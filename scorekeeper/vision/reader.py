@@ -27,7 +27,7 @@ import numpy as np
 
 from scorekeeper.errors import ModelError
 from scorekeeper.rules.cards import DECK, Card, card_from_index
-from scorekeeper.vision.boxes import center, nested_share, union_box
+from scorekeeper.vision.boxes import as_box, center, nested_share, union_box
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.detections import (
     MAX_ALTERNATIVES,
@@ -282,11 +282,10 @@ class CardReader:
     def read_indices(self, frame_bgr: np.ndarray) -> list[IndexReading]:
         """Every index the detector found, with the classifier's probabilities."""
         boxes, scores = self.detect_indices(frame_bgr)
-        box_list = [tuple(float(v) for v in b) for b in boxes]
-        probs = self.classify_crops([self.crop(frame_bgr, b) for b in box_list])  # type: ignore[arg-type]
+        box_list = [as_box(b) for b in boxes]
+        probs = self.classify_crops([self.crop(frame_bgr, b) for b in box_list])
         return [
-            IndexReading(box=b, score=float(s), probs=p)  # type: ignore[arg-type]
-            for b, s, p in zip(box_list, scores, probs)
+            IndexReading(box=b, score=float(s), probs=p) for b, s, p in zip(box_list, scores, probs)
         ]
 
     def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections:
