@@ -28,7 +28,9 @@ BAD_INPUT = 2
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="scorekeeper",
-        description="Sueca table scorekeeper: reads the cards, keeps the score, serves it to phones.",
+        description=(
+            "Sueca table scorekeeper: reads the cards, keeps the score, serves it to phones."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"scorekeeper {__version__}")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

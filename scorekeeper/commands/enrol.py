@@ -75,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
         require_training_extra()
     except ScorekeeperError as error:
         raise ScorekeeperError(
-            f"deck saved at {pack}, but adapting the reader needs the train extra ({error}); then run "
-            f"`scorekeeper enrol --source {pack} --name {name}`"
+            f"deck saved at {pack}, "
+            f"but adapting the reader needs the train extra ({error}); "
+            f"then run `scorekeeper enrol --source {pack} --name {name}`"
         ) from None
     if args.background:
         return _detach(args, name, pack, base)
@@ -157,7 +158,8 @@ def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         child = subprocess.Popen(["nice", "-n", "10", *command], stdin=subprocess.DEVNULL, stdout=handle,
                                  stderr=subprocess.STDOUT, start_new_session=True)
     write_progress(name, "starting", 0.0, None, pid=child.pid)
-    print(f"adapting in the background (pid {child.pid}); `scorekeeper models` shows progress; log: {log}")
+    print(f"adapting in the background (pid {child.pid}); "
+          f"`scorekeeper models` shows progress; log: {log}")
     return 0
 
 

@@ -16,7 +16,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "models",
         help="list the card-reader models and choose the default",
-        description="List the installed card-reader models (shipped and enrolled), marking the active one.",
+        description=(
+            "List the installed card-reader models (shipped and enrolled), "
+            "marking the active one."
+        ),
     )
     parser.add_argument("--use", metavar="NAME", default=None,
                         help="make NAME the default model for run and detect (sueca-reader: the shipped one)")

@@ -19,10 +19,11 @@ def register(subparsers: Any) -> None:
         "run",
         help="watch the table with a camera and serve the live score",
         description=(
-            "Capture, read the cards, follow the game, keep the match in the store and serve the page, "
-            "all in one process. A won match is kept in the history and the next trunfo starts the next "
-            "one. When a video file ends the page stays up. Ctrl-C stops; running again continues the "
-            "same match."
+            "Capture, read the cards, follow the game, keep the match in the store "
+            "and serve the page, all in one process. "
+            "A won match is kept in the history and the next trunfo starts the next one. "
+            "When a video file ends the page stays up. "
+            "Ctrl-C stops; running again continues the same match."
         ),
     )
     add_source_option(parser)
@@ -41,7 +42,8 @@ def add_session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", default="mesa", help="table id in the store (default: mesa)")
     parser.add_argument("--host", default="0.0.0.0", help="address the page listens on (default: all)")
     parser.add_argument("--port", type=int, default=8000, help="port of the page (default: 8000)")
-    parser.add_argument("--model", help="card reader model folder or installed name (`scorekeeper models`; default: the active one)")
+    parser.add_argument("--model", help="card reader model folder or installed name "
+                                         "(`scorekeeper models`; default: the active one)")
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
     parser.add_argument("--tournament", metavar="URL",
                         help="also push the table's log to this tournament server (the table keeps its own)")
@@ -175,7 +177,8 @@ def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) ->
 
 
 def start_pusher(args: argparse.Namespace, store: Any, table_id: str) -> Any:
-    """The tournament pusher for ``--tournament URL --table-key KEY``, running; None without them."""
+    """The tournament pusher for ``--tournament URL --table-key KEY``, running (None without
+    them)."""
     check_tournament_options(args)
     if not args.tournament:
         return None

@@ -39,13 +39,15 @@ class TableSession:
     rules: Rules | None = None
     """Rules to set for the match; None keeps what the store has."""
     geometry: TableGeometry | None = None
-    """Where the seats and the play area are; None: the default overhead layout for the frame size."""
+    """Where the seats and the play area are; None: the default overhead layout for the frame
+    size."""
     seat0: str | None = None
     """Side of the image seat 0 sits by (bottom, right, top, left); None keeps the geometry's."""
     clockwise: bool = False
     realtime: bool = False
     confirm_next_match: bool = False
-    """A won match waits for "Nova partida" on the page; else the next trunfo starts the next match."""
+    """A won match waits for "Nova partida" on the page; else the next trunfo starts the next
+    match."""
     warn: Callable[[str], None] = print
     on_event: EventListener | None = None
     status: LiveStatus = field(default_factory=LiveStatus)
@@ -91,8 +93,8 @@ class TableSession:
             if keeper is not None:
                 keeper.close()
         if self.recorder.held:
-            self.warn(f"{len(self.recorder.held)} events of the deal after the won match were not stored: "
-                      "the source ended before \"Nova partida\"")
+            self.warn(f"{len(self.recorder.held)} events of the deal after the won match "
+                      'were not stored: the source ended before "Nova partida"')
         return stats
 
     @property
