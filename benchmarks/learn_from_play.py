@@ -109,6 +109,7 @@ def label_quality(deal: Any, truth: list[list[Any]]) -> dict[str, int]:
         frame = int(stem)
         ox, oy = where["origin"]
         tile = cv2.imread(str(deal.folder / "tiles" / f"{stem}.jpg"))
+        assert tile is not None, f"cannot read the tile {stem}"
         height, width = tile.shape[:2]
         for row in (deal.folder / "tiles" / f"{stem}.txt").read_text().splitlines():
             if not row.strip():

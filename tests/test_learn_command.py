@@ -10,7 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
@@ -27,6 +26,7 @@ from scorekeeper.vision.registry import (
     find_model,
     installed_models,
 )
+from tests.images import read_image
 
 PLAYS = [c.notation for c in random_legal_deal(random.Random(2))[1]]
 
@@ -168,7 +168,7 @@ def _scene_tiles(paths: list[Path]) -> list[Tile]:
 
     tiles = []
     for frame, path in enumerate(paths):
-        image = cv2.imread(str(path))
+        image = read_image(path)
         height, width = image.shape[:2]
         label = path.parent.parent.parent / "labels" / path.parent.name / f"{path.stem}.txt"
         classes, boxes = read_yolo_labels(label, width, height)
@@ -186,7 +186,7 @@ def _exactly_read(paths: list[Path]) -> list[Path]:
     by_path = {item.path: item for split in ("train", "val")
                for item in labelled_images(paths[0].parent.parent.parent, split)}
     return [p for p in paths if by_path[p].cards()
-            and {d.card.notation for d in reader.read(cv2.imread(str(p))).cards} == by_path[p].cards()]
+            and {d.card.notation for d in reader.read(read_image(p)).cards} == by_path[p].cards()]
 
 
 def _keep_scenes(scenes: Path) -> None:
@@ -211,7 +211,7 @@ def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(s
 
     _keep_scenes(scenes)
 
-    def worse(job, teaching, with_detector, progress, log):  # type: ignore[no-untyped-def]
+    def worse(job, teaching, with_detector, progress, log):
         """A fine-tune gone wrong: a classifier of random weights."""
         torch.manual_seed(0)
         checkpoint = job.work / "random.pt"

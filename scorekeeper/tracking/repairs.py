@@ -18,6 +18,7 @@ from scorekeeper.tracking.events import (
 )
 from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
 from scorekeeper.tracking.play_identities import OTHER_CORNER_SHARE
+from scorekeeper.tracking.rooms import TrackerRooms
 from scorekeeper.tracking.runs import Played, Run
 from scorekeeper.vision.boxes import iou, nested_share
 
@@ -32,7 +33,7 @@ EARLIER_SHARE = 0.8
 never is."""
 
 
-class Repairs:
+class Repairs(TrackerRooms):
     """Cards the reader missed, put back (the repairs room of :class:`Tracker`)."""
 
     def _salvage(self, state: DealState, ready: list[Run], frame: int) -> list[Event]:
