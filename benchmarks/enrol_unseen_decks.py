@@ -105,7 +105,9 @@ def deck_source(carddecks: Path, deck: str) -> Path:
     folder = carddecks / f"svg-{deck}"
     found = sorted(folder.glob("*.svgz")) + sorted(folder.glob("*.svg"))
     if not found:
-        raise SystemExit(f"no SVG deck in {folder}: install kdegames-card-data-kf5 or pass --carddecks")
+        raise SystemExit(
+            f"no SVG deck in {folder}: install kdegames-card-data-kf5 or pass --carddecks"
+        )
     return found[0]
 
 
@@ -119,11 +121,15 @@ def face_pack(carddecks: Path, deck: str) -> Path:
         return folder
     began = time.perf_counter()
     folder = import_svg_deck(deck_source(carddecks, deck), deck, replace=True)
-    print(f"{deck}: face pack rendered in {time.perf_counter() - began:.0f} s: {folder}", flush=True)
+    print(
+        f"{deck}: face pack rendered in {time.perf_counter() - began:.0f} s: {folder}", flush=True
+    )
     return folder
 
 
-def evaluate_deal(seed: int, *, pack: Path, model: str | None, fps: float, camera: str) -> DealFigures:
+def evaluate_deal(
+    seed: int, *, pack: Path, model: str | None, fps: float, camera: str
+) -> DealFigures:
     """Render one deal with ``pack``'s faces, read every frame, compare per frame and as a deal."""
     import cv2
 
@@ -162,17 +168,32 @@ def evaluate_deal(seed: int, *, pack: Path, model: str | None, fps: float, camer
         missed.update(card.notation for card in want - got)
         misread.update(card.notation for card in got - want)
     truth = simulation.truth
-    tracker = Tracker(TableGeometry.from_json(truth["geometry"]), Rules.from_json(truth["record"]["rules"]),
-                      fps=fps)
+    tracker = Tracker(
+        TableGeometry.from_json(truth["geometry"]),
+        Rules.from_json(truth["record"]["rules"]),
+        fps=fps,
+    )
     tracked = track_stream(frames, tracker).record
     comparison = compare(truth["record"], tracked)
-    tracked_plays = sum(len(trick["cards"]) for deal in replay_record(tracked)["deals"]
-                        for trick in (*deal["tricks"], deal["table"]))
-    return DealFigures(seed=seed, frames=len(frames), true_positives=tp, false_positives=fp,
-                       false_negatives=fn, deal_exact=comparison.deals_right == comparison.deals,
-                       plays_right=comparison.plays_right, plays=comparison.plays,
-                       read_ms=round(1000 * read_seconds / max(len(frames), 1), 1),
-                       tracked_plays=tracked_plays, missed=dict(missed), misread=dict(misread))
+    tracked_plays = sum(
+        len(trick["cards"])
+        for deal in replay_record(tracked)["deals"]
+        for trick in (*deal["tricks"], deal["table"])
+    )
+    return DealFigures(
+        seed=seed,
+        frames=len(frames),
+        true_positives=tp,
+        false_positives=fp,
+        false_negatives=fn,
+        deal_exact=comparison.deals_right == comparison.deals,
+        plays_right=comparison.plays_right,
+        plays=comparison.plays,
+        read_ms=round(1000 * read_seconds / max(len(frames), 1), 1),
+        tracked_plays=tracked_plays,
+        missed=dict(missed),
+        misread=dict(misread),
+    )
 
 
 def results_dir(deck: str, step: str) -> Path:
@@ -182,8 +203,19 @@ def results_dir(deck: str, step: str) -> Path:
     return user_data_dir() / "results" / f"{deck}-{step}"
 
 
-def measure(deck: str, step: str, *, pack: Path, model: str | None, seeds: range, fps: float,
-            camera: str, workers: int, minutes: float | None, note: str = "") -> StepRow:
+def measure(
+    deck: str,
+    step: str,
+    *,
+    pack: Path,
+    model: str | None,
+    seeds: range,
+    fps: float,
+    camera: str,
+    workers: int,
+    minutes: float | None,
+    note: str = "",
+) -> StepRow:
     kept = results_dir(deck, step)
     kept.mkdir(parents=True, exist_ok=True)
 
@@ -196,21 +228,33 @@ def measure(deck: str, step: str, *, pack: Path, model: str | None, seeds: range
             kept_file(deal.seed).write_text(json.dumps(asdict(deal)) + "\n")
     deals = [DealFigures(**json.loads(kept_file(s).read_text())) for s in seeds]
     for deal in deals:
-        print(f"  {deck} {step} seed {deal.seed}: {deal.frames} frames, TP {deal.true_positives} "
-              f"FP {deal.false_positives} FN {deal.false_negatives}, "
-              f"plays {deal.plays_right}/{deal.plays} "
-              f"({deal.tracked_plays} tracked), "
-              f"deal {'exact' if deal.deal_exact else 'WRONG'}, read {deal.read_ms} ms/frame", flush=True)
+        print(
+            f"  {deck} {step} seed {deal.seed}: {deal.frames} frames, TP {deal.true_positives} "
+            f"FP {deal.false_positives} FN {deal.false_negatives}, "
+            f"plays {deal.plays_right}/{deal.plays} "
+            f"({deal.tracked_plays} tracked), "
+            f"deal {'exact' if deal.deal_exact else 'WRONG'}, read {deal.read_ms} ms/frame",
+            flush=True,
+        )
     missed = sum((Counter(d.missed) for d in deals), Counter())
     tp = sum(d.true_positives for d in deals)
     fp = sum(d.false_positives for d in deals)
     fn = sum(d.false_negatives for d in deals)
-    return StepRow(deck=deck, step=step, model=model or "shipped", frames=sum(d.frames for d in deals),
-                   precision=round(tp / max(tp + fp, 1), 3), recall=round(tp / max(tp + fn, 1), 3),
-                   deals_exact=sum(d.deal_exact for d in deals), deals=len(deals),
-                   plays_right=sum(d.plays_right for d in deals), plays=sum(d.plays for d in deals),
-                   training_minutes=minutes, note=note,
-                   most_missed=" ".join(f"{card} {count}" for card, count in missed.most_common(6)))
+    return StepRow(
+        deck=deck,
+        step=step,
+        model=model or "shipped",
+        frames=sum(d.frames for d in deals),
+        precision=round(tp / max(tp + fp, 1), 3),
+        recall=round(tp / max(tp + fn, 1), 3),
+        deals_exact=sum(d.deal_exact for d in deals),
+        deals=len(deals),
+        plays_right=sum(d.plays_right for d in deals),
+        plays=sum(d.plays for d in deals),
+        training_minutes=minutes,
+        note=note,
+        most_missed=" ".join(f"{card} {count}" for card, count in missed.most_common(6)),
+    )
 
 
 def _evaluate(job: tuple[int, Path, str | None, float, str]) -> DealFigures:
@@ -218,7 +262,9 @@ def _evaluate(job: tuple[int, Path, str | None, float, str]) -> DealFigures:
     return evaluate_deal(seed, pack=pack, model=model, fps=fps, camera=camera)
 
 
-def enrolled_model(deck: str, pack: Path, *, minutes: float, retrain: bool) -> tuple[str, float, str]:
+def enrolled_model(
+    deck: str, pack: Path, *, minutes: float, retrain: bool
+) -> tuple[str, float, str]:
     """Enrol ``pack`` as ``<deck>-enrolled`` (unless done already): model folder, minutes, note."""
     from scorekeeper.paths import decks_dir, user_models_dir
 
@@ -231,8 +277,20 @@ def enrolled_model(deck: str, pack: Path, *, minutes: float, retrain: bool) -> t
                 import shutil
 
                 shutil.rmtree(stale)
-        command = [sys.executable, "-m", "scorekeeper", "enrol", "--source", str(pack), "--name", name,
-                   "--minutes", f"{minutes:g}", "--accept-guesses", "--json"]
+        command = [
+            sys.executable,
+            "-m",
+            "scorekeeper",
+            "enrol",
+            "--source",
+            str(pack),
+            "--name",
+            name,
+            "--minutes",
+            f"{minutes:g}",
+            "--accept-guesses",
+            "--json",
+        ]
         print(f"{deck}: enrolling ({minutes:g} min budget): {' '.join(command[2:])}", flush=True)
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
@@ -245,13 +303,17 @@ def enrolled_model(deck: str, pack: Path, *, minutes: float, retrain: bool) -> t
 
 
 def print_table(rows: list[StepRow]) -> None:
-    print(f"{'deck':24} {'step':9} {'frames':>6} {'card P':>7} {'card R':>7} {'deals exact':>11} "
-          f"{'plays right':>11} {'training min':>12}  note")
+    print(
+        f"{'deck':24} {'step':9} {'frames':>6} {'card P':>7} {'card R':>7} {'deals exact':>11} "
+        f"{'plays right':>11} {'training min':>12}  note"
+    )
     for row in rows:
         trained = "-" if row.training_minutes is None else f"{row.training_minutes:.1f}"
-        print(f"{row.deck:24} {row.step:9} {row.frames:6d} {row.precision:7.3f} {row.recall:7.3f} "
-              f"{f'{row.deals_exact}/{row.deals}':>11} {f'{row.plays_right}/{row.plays}':>11} "
-              f"{trained:>12}  {row.note}")
+        print(
+            f"{row.deck:24} {row.step:9} {row.frames:6d} {row.precision:7.3f} {row.recall:7.3f} "
+            f"{f'{row.deals_exact}/{row.deals}':>11} {f'{row.plays_right}/{row.plays}':>11} "
+            f"{trained:>12}  {row.note}"
+        )
     for row in rows:
         if row.most_missed:
             print(f"  {row.deck} {row.step}: frames in view and not named, most: {row.most_missed}")
@@ -259,32 +321,55 @@ def print_table(rows: list[StepRow]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--decks", default=",".join(DECKS),
-                        help=f"kdegames deck folders without svg- (default {','.join(DECKS)})")
-    parser.add_argument("--step", default="shipped",
-                        help=f"steps to measure, comma-separated, of {', '.join(STEPS)} (default shipped)")
+    parser.add_argument(
+        "--decks",
+        default=",".join(DECKS),
+        help=f"kdegames deck folders without svg- (default {','.join(DECKS)})",
+    )
+    parser.add_argument(
+        "--step",
+        default="shipped",
+        help=f"steps to measure, comma-separated, of {', '.join(STEPS)} (default shipped)",
+    )
     parser.add_argument("--deals", type=int, default=4, help="held-out deals per deck (default 4)")
-    parser.add_argument("--first", type=int, default=HELD_OUT_FIRST,
-                        help=f"first held-out seed (default {HELD_OUT_FIRST})")
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=HELD_OUT_FIRST,
+        help=f"first held-out seed (default {HELD_OUT_FIRST})",
+    )
     parser.add_argument("--fps", type=float, default=10.0, help="frame rate (default 10)")
     parser.add_argument("--camera", default="full", help="simulated camera effects (default full)")
-    parser.add_argument("--model", default=None, help="model for the shipped step (default: the shipped one)")
+    parser.add_argument(
+        "--model", default=None, help="model for the shipped step (default: the shipped one)"
+    )
     parser.add_argument("--minutes", type=float, default=15.0, help="enrolment budget (default 15)")
-    parser.add_argument("--retrain", action="store_true", help="enrol again even if a model is there")
-    parser.add_argument("--work", type=Path,
-                        default=Path(tempfile.gettempdir()) / "scorekeeper-enrol-unseen",
-                        help="the benchmark's data folder: packs, enrolled models (never the user's)")
+    parser.add_argument(
+        "--retrain", action="store_true", help="enrol again even if a model is there"
+    )
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "scorekeeper-enrol-unseen",
+        help="the benchmark's data folder: packs, enrolled models (never the user's)",
+    )
     parser.add_argument("--carddecks", type=Path, default=CARDDECKS, help=f"default {CARDDECKS}")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
-    parser.add_argument("--play-deals", type=int, default=PLAY_DEALS,
-                        help=f"deals of play kept for the learned step (default {PLAY_DEALS})")
+    parser.add_argument(
+        "--play-deals",
+        type=int,
+        default=PLAY_DEALS,
+        help=f"deals of play kept for the learned step (default {PLAY_DEALS})",
+    )
     parser.add_argument("--json", action="store_true", help="also print the rows as JSON")
     args = parser.parse_args(argv)
 
     steps = [s.strip() for s in args.step.split(",") if s.strip()]
     unknown = [s for s in steps if s not in STEPS]
     if unknown or args.first + args.deals > PLAY_FIRST:
-        parser.error(f"--step takes {', '.join(STEPS)}; held-out seeds must stay below {PLAY_FIRST}")
+        parser.error(
+            f"--step takes {', '.join(STEPS)}; held-out seeds must stay below {PLAY_FIRST}"
+        )
     # Enrolment writes decks, models and the active-model choice: all into the benchmark's folder.
     os.environ["SCOREKEEPER_HOME"] = str(args.work.resolve())
     seeds = range(args.first, args.first + args.deals)
@@ -293,24 +378,40 @@ def main(argv: list[str] | None = None) -> int:
     for deck in [d.strip() for d in args.decks.split(",") if d.strip()]:
         pack = face_pack(args.carddecks, deck)
         for step in steps:
-            common: dict[str, Any] = {"pack": pack, "seeds": seeds, "fps": args.fps,
-                                      "camera": args.camera, "workers": args.workers}
+            common: dict[str, Any] = {
+                "pack": pack,
+                "seeds": seeds,
+                "fps": args.fps,
+                "camera": args.camera,
+                "workers": args.workers,
+            }
             if step == "shipped":
                 rows.append(measure(deck, step, model=args.model, minutes=None, **common))
             elif step == "enrolled":
-                model, minutes, note = enrolled_model(deck, pack, minutes=args.minutes, retrain=args.retrain)
+                model, minutes, note = enrolled_model(
+                    deck, pack, minutes=args.minutes, retrain=args.retrain
+                )
                 rows.append(measure(deck, step, model=model, minutes=minutes, note=note, **common))
             else:
                 from benchmarks.learn_from_play import learned_model
 
-                base, _minutes, _note = enrolled_model(deck, pack, minutes=args.minutes, retrain=False)
+                base, _minutes, _note = enrolled_model(
+                    deck, pack, minutes=args.minutes, retrain=False
+                )
                 model, minutes, note = learned_model(
-                    base, pack=pack, seeds=range(PLAY_FIRST, PLAY_FIRST + args.play_deals), fps=args.fps,
-                    camera=args.camera, minutes=args.minutes)
+                    base,
+                    pack=pack,
+                    seeds=range(PLAY_FIRST, PLAY_FIRST + args.play_deals),
+                    fps=args.fps,
+                    camera=args.camera,
+                    minutes=args.minutes,
+                )
                 rows.append(measure(deck, step, model=model, minutes=minutes, note=note, **common))
             print_table(rows[-1:] if rows else [])
-    print(f"\nseeds {seeds.start}-{seeds.stop - 1}, {args.fps:g} fps, camera {args.camera}; "
-          f"{(time.perf_counter() - began) / 60:.1f} min in all")
+    print(
+        f"\nseeds {seeds.start}-{seeds.stop - 1}, {args.fps:g} fps, camera {args.camera}; "
+        f"{(time.perf_counter() - began) / 60:.1f} min in all"
+    )
     print_table(rows)
     if args.json:
         print(json.dumps([asdict(row) for row in rows], indent=2))

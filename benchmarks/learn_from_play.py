@@ -53,8 +53,9 @@ def _truth_keeper() -> type:
     return TruthKeeper
 
 
-def keep_deal_of_play(seed: int, *, pack: Path, model: str | None, deck: str, fps: float,
-                      camera: str) -> dict[str, Any]:
+def keep_deal_of_play(
+    seed: int, *, pack: Path, model: str | None, deck: str, fps: float, camera: str
+) -> dict[str, Any]:
     """Simulate, render and read one deal through the keeper; the labelling's figures."""
     import cv2
 
@@ -71,8 +72,9 @@ def keep_deal_of_play(seed: int, *, pack: Path, model: str | None, deck: str, fp
     geometry = TableGeometry.from_json(truth["geometry"])
     tracker = Tracker(geometry, Rules.from_json(truth["record"]["rules"]), fps=fps)
     keeper = keeper_type(deck=deck, table_id=f"play{seed}", log=lambda line: None)
-    reader = keeper.watch(CardReader(model, threads=1), store=TruthStore(truth["record"]), geometry=geometry,
-                          fps=fps)
+    reader = keeper.watch(
+        CardReader(model, threads=1), store=TruthStore(truth["record"]), geometry=geometry, fps=fps
+    )
     before = {d.folder for d in kept_deals(deck)}
     with tempfile.TemporaryDirectory(prefix="learn-play-") as scratch:
         video = Path(scratch) / f"deal-{seed}.mp4"
@@ -126,12 +128,26 @@ def label_quality(deal: Any, truth: list[list[Any]]) -> dict[str, int]:
                 right += 1
             else:
                 wrong += 1
-    return {"tiles": len(deal.tiles), "boxes": boxes, "named_right": right, "named_wrong": wrong,
-            "on_no_true_index": stray}
+    return {
+        "tiles": len(deal.tiles),
+        "boxes": boxes,
+        "named_right": right,
+        "named_wrong": wrong,
+        "on_no_true_index": stray,
+    }
 
 
-def learned_model(base: str, *, pack: Path, seeds: range, fps: float, camera: str, minutes: float,
-                  detector: str = "auto", log: Any = print) -> tuple[str, float, str]:
+def learned_model(
+    base: str,
+    *,
+    pack: Path,
+    seeds: range,
+    fps: float,
+    camera: str,
+    minutes: float,
+    detector: str = "auto",
+    log: Any = print,
+) -> tuple[str, float, str]:
     """Keep the play deals of ``seeds`` read with ``base`` (those not kept yet), learn from them;
     the model to measure (the learned one, or ``base`` when it was not better), minutes, a note."""
     from scorekeeper.learning.keep import kept_deals
@@ -143,27 +159,42 @@ def learned_model(base: str, *, pack: Path, seeds: range, fps: float, camera: st
     for seed in seeds:
         if f"play{seed}" in done:
             continue
-        log(json.dumps(keep_deal_of_play(seed, pack=pack, model=base, deck=deck, fps=fps, camera=camera)))
-    result = learn(LearnPlan(base=Path(base), minutes=minutes, detector=detector), log=lambda line: None)
+        log(
+            json.dumps(
+                keep_deal_of_play(seed, pack=pack, model=base, deck=deck, fps=fps, camera=camera)
+            )
+        )
+    result = learn(
+        LearnPlan(base=Path(base), minutes=minutes, detector=detector), log=lambda line: None
+    )
     log(result.line())
     model = str(result.model) if result.model is not None and result.better else base
-    note = (f"learned from {len(kept_deals(deck))} kept deals; "
-            + ("made active" if result.better else "not better on the held-out kept deals: base kept"))
+    note = f"learned from {len(kept_deals(deck))} kept deals; " + (
+        "made active" if result.better else "not better on the held-out kept deals: base kept"
+    )
     return model, float(result.minutes.get("total", 0.0)), note
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pack", type=Path, required=True, help="the deck's face pack folder")
-    parser.add_argument("--model", default=None, help="model to play and to learn from (default: active)")
-    parser.add_argument("--seeds", default="19500-19509", help="play deals' seeds, A-B (default 19500-19509)")
+    parser.add_argument(
+        "--model", default=None, help="model to play and to learn from (default: active)"
+    )
+    parser.add_argument(
+        "--seeds", default="19500-19509", help="play deals' seeds, A-B (default 19500-19509)"
+    )
     parser.add_argument("--fps", type=float, default=10.0)
     parser.add_argument("--camera", default="full")
     parser.add_argument("--minutes", type=float, default=10.0, help="learning budget (default 10)")
     parser.add_argument("--detector", default="auto", choices=["auto", "on", "off"])
     parser.add_argument("--no-learn", action="store_true", help="only keep the deals")
-    parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "scorekeeper-learn-play",
-                        help="the benchmark's data folder (SCOREKEEPER_HOME for it)")
+    parser.add_argument(
+        "--work",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "scorekeeper-learn-play",
+        help="the benchmark's data folder (SCOREKEEPER_HOME for it)",
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("SCOREKEEPER_HOME", str(args.work.resolve()))
 
@@ -176,19 +207,32 @@ def main(argv: list[str] | None = None) -> int:
     deck = deck_name(Path(model))
     began = time.perf_counter()
     for seed in seeds:
-        figures = keep_deal_of_play(seed, pack=args.pack, model=model, deck=deck, fps=args.fps,
-                                    camera=args.camera)
+        figures = keep_deal_of_play(
+            seed, pack=args.pack, model=model, deck=deck, fps=args.fps, camera=args.camera
+        )
         print(json.dumps(figures), flush=True)
     print(f"kept in {(time.perf_counter() - began) / 60:.1f} min", flush=True)
     if args.no_learn:
         return 0
     from scorekeeper.learning.learn import LearnPlan, learn
 
-    result = learn(LearnPlan(base=Path(model), minutes=args.minutes, detector=args.detector),
-                   log=lambda line: print(line, flush=True))
+    result = learn(
+        LearnPlan(base=Path(model), minutes=args.minutes, detector=args.detector),
+        log=lambda line: print(line, flush=True),
+    )
     print(result.line())
-    print(json.dumps({"model": str(result.model) if result.model else None, "before": result.before,
-                      "after": result.after, "chosen": result.chosen, "minutes": result.minutes}, indent=2))
+    print(
+        json.dumps(
+            {
+                "model": str(result.model) if result.model else None,
+                "before": result.before,
+                "after": result.after,
+                "chosen": result.chosen,
+                "minutes": result.minutes,
+            },
+            indent=2,
+        )
+    )
     return 0
 
 

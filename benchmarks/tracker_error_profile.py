@@ -46,31 +46,49 @@ PROFILES = {
 }
 
 
-def evaluate_seed(seed: int, profile: ReaderProfile, *, fps: float, decode: bool,
-                  simulated: tuple[list[FrameDetections], dict[str, Any]] | None = None
-                  ) -> dict[str, Any]:
+def evaluate_seed(
+    seed: int,
+    profile: ReaderProfile,
+    *,
+    fps: float,
+    decode: bool,
+    simulated: tuple[list[FrameDetections], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Track one seed's deal read by ``profile``'s reader (``simulated``: the simulator's
     detections and truth for it, made again when not given)."""
     clean, truth = simulated if simulated is not None else simulate_detections(seed, 1, fps=fps)
     frames = list(read_like_a_reader(clean, profile, random.Random(seed)))
-    tracker = Tracker(TableGeometry.from_json(truth["geometry"]),
-                      Rules.from_json(truth["record"]["rules"]), fps=fps, decode=decode)
+    tracker = Tracker(
+        TableGeometry.from_json(truth["geometry"]),
+        Rules.from_json(truth["record"]["rules"]),
+        fps=fps,
+        decode=decode,
+    )
     started = time.perf_counter()
     tracked = track_stream(frames, tracker)
     seconds = time.perf_counter() - started
     comparison = compare(truth["record"], tracked.record)
     landed = [e["frame"] for e in truth["events"] if e["type"] == "card_played"]
-    played = [(tracked.emitted_at[i], e) for i, e in enumerate(tracked.events)
-              if isinstance(e, CardPlayed)]
+    played = [
+        (tracked.emitted_at[i], e)
+        for i, e in enumerate(tracked.events)
+        if isinstance(e, CardPlayed)
+    ]
     # The page hears of the n-th card landing when the n-th card_played comes, whatever card
     # it names (a correction may rename it later).
-    delays = [emitted - landed[n] for n, (emitted, _) in enumerate(played[:len(landed)])]
+    delays = [emitted - landed[n] for n, (emitted, _) in enumerate(played[: len(landed)])]
     flags: dict[str, int] = {}
     for e in tracked.events:
         if isinstance(e, Uncertain):
             flags[e.reason] = flags.get(e.reason, 0) + 1
-    return {"seed": seed, "frames": len(frames), "seconds": seconds, "delays": delays,
-            "flags": flags, **comparison.to_json()}
+    return {
+        "seed": seed,
+        "frames": len(frames),
+        "seconds": seconds,
+        "delays": delays,
+        "flags": flags,
+        **comparison.to_json(),
+    }
 
 
 def summarise(rows: list[dict[str, Any]], fps: float) -> dict[str, Any]:
@@ -80,9 +98,12 @@ def summarise(rows: list[dict[str, Any]], fps: float) -> dict[str, Any]:
         "plays_right": [sum(r["plays_right"] for r in rows), sum(r["plays"] for r in rows)],
         "tricks_right": [sum(r["tricks_right"] for r in rows), sum(r["tricks"] for r in rows)],
         "wrong_seeds": [r["seed"] for r in rows if r["deals_right"] < r["deals"]],
-        "play_delay_s": {"median": round(statistics.median(delays) / fps, 2),
-                         "p95": round(sorted(delays)[round(0.95 * (len(delays) - 1))] / fps, 2)}
-        if delays else None,
+        "play_delay_s": {
+            "median": round(statistics.median(delays) / fps, 2),
+            "p95": round(sorted(delays)[round(0.95 * (len(delays) - 1))] / fps, 2),
+        }
+        if delays
+        else None,
         "tracker_fps": round(sum(r["frames"] for r in rows) / sum(r["seconds"] for r in rows)),
         "uncertain": _sum_flags(rows),
     }
@@ -109,29 +130,49 @@ def main(argv: list[str] | None = None) -> int:
     simulated = {s: simulate_detections(s, 1, fps=args.fps) for s in seeds}
     for name, profile in PROFILES.items():
         results[name] = {
-            mode: summarise([evaluate_seed(s, profile, fps=args.fps, decode=mode == "decoded",
-                                           simulated=simulated[s]) for s in seeds], args.fps)
+            mode: summarise(
+                [
+                    evaluate_seed(
+                        s, profile, fps=args.fps, decode=mode == "decoded", simulated=simulated[s]
+                    )
+                    for s in seeds
+                ],
+                args.fps,
+            )
             for mode in ("decoded", "best read only")
         }
     if args.json:
         print(json.dumps({"seeds": [seeds[0], seeds[-1]], "fps": args.fps, "results": results}))
         return 0
-    print(f"seeds {seeds[0]}-{seeds[-1]} at {args.fps:g} fps; reads: half the frames, confidences "
-          "0.3-0.8, 5% rank slips, faint ghosts, runners-up")
-    header = (f"{'systematic misread':<25} {'tracker':<15} {'deals exact':>12} {'plays right':>12} "
-              f"{'tricks right':>13} {'play delay (median/p95)':>24} {'frames/s':>9}")
+    print(
+        f"seeds {seeds[0]}-{seeds[-1]} at {args.fps:g} fps; reads: half the frames, confidences "
+        "0.3-0.8, 5% rank slips, faint ghosts, runners-up"
+    )
+    header = (
+        f"{'systematic misread':<25} {'tracker':<15} {'deals exact':>12} {'plays right':>12} "
+        f"{'tricks right':>13} {'play delay (median/p95)':>24} {'frames/s':>9}"
+    )
     print(header)
     print("-" * len(header))
     for name, modes in results.items():
         for mode, s in modes.items():
-            exact, plays, tricks, delay = s["deals_exact"], s["plays_right"], s["tricks_right"], s["play_delay_s"]
+            exact, plays, tricks, delay = (
+                s["deals_exact"],
+                s["plays_right"],
+                s["tricks_right"],
+                s["play_delay_s"],
+            )
             delay_text = f"{delay['median']:.2f} / {delay['p95']:.2f} s" if delay else "-"
-            print(f"{name:<25} {mode:<15} {exact[0]:>5}/{exact[1]:<6} {plays[0]:>6}/{plays[1]:<5} "
-                  f"{tricks[0]:>6}/{tricks[1]:<6} {delay_text:>24} {s['tracker_fps']:>9,}")
+            print(
+                f"{name:<25} {mode:<15} {exact[0]:>5}/{exact[1]:<6} {plays[0]:>6}/{plays[1]:<5} "
+                f"{tricks[0]:>6}/{tricks[1]:<6} {delay_text:>24} {s['tracker_fps']:>9,}"
+            )
     print()
     for name, modes in results.items():
         s = modes["decoded"]
-        print(f"{name}, decoded: wrong seeds {s['wrong_seeds'] or 'none'}; uncertain {s['uncertain'] or 'none'}")
+        print(
+            f"{name}, decoded: wrong seeds {s['wrong_seeds'] or 'none'}; uncertain {s['uncertain'] or 'none'}"
+        )
     return 0
 
 

@@ -17,8 +17,20 @@ from scorekeeper import __version__
 from scorekeeper.errors import ScorekeeperError
 
 COMMANDS: tuple[str, ...] = (
-    "demo", "run", "calibrate", "serve", "replay", "track", "detect", "models", "enrol", "learn",
-    "simulate", "dataset", "train", "tournament",
+    "demo",
+    "run",
+    "calibrate",
+    "serve",
+    "replay",
+    "track",
+    "detect",
+    "models",
+    "enrol",
+    "learn",
+    "simulate",
+    "dataset",
+    "train",
+    "tournament",
 )
 """Subcommand modules under ``scorekeeper.commands``, in the order ``--help`` lists them."""
 

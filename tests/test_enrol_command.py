@@ -32,20 +32,27 @@ def test_a_face_pack_folder_becomes_a_deck_without_reading_anything(tmp_path, ca
     outcome = json.loads(capsys.readouterr().out)
     saved = decks_dir() / "cafe"
     assert outcome == {"deck": str(saved), "adapted": False}
-    assert sorted(p.name for p in saved.iterdir()) == sorted(f"{pack_file_name(c)}.png" for c in DECK)
+    assert sorted(p.name for p in saved.iterdir()) == sorted(
+        f"{pack_file_name(c)}.png" for c in DECK
+    )
 
 
 def test_a_pack_missing_cards_is_named_in_one_line(tmp_path, capsys) -> None:
     source = _face_pack(tmp_path / "short")
     for name in ("5h.png", "Kc.png"):
         (source / name).unlink()
-    assert main(["enrol", "--source", str(source), "--name", "cafe", "--no-adapt", "--accept-guesses"]) == 2
+    assert (
+        main(["enrol", "--source", str(source), "--name", "cafe", "--no-adapt", "--accept-guesses"])
+        == 2
+    )
     error = capsys.readouterr().err.strip().splitlines()[-1]
     assert error.startswith("scorekeeper enrol:")
     assert not (decks_dir() / "cafe").exists()
 
 
-def test_without_the_train_extra_the_deck_is_kept_and_the_next_step_named(tmp_path, capsys, monkeypatch) -> None:
+def test_without_the_train_extra_the_deck_is_kept_and_the_next_step_named(
+    tmp_path, capsys, monkeypatch
+) -> None:
     from scorekeeper import training
 
     def missing() -> None:
@@ -65,8 +72,27 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
     pytest.importorskip("torch")
     pytest.importorskip("ultralytics")
     source = _face_pack(tmp_path / "deck", seed=8)
-    assert main(["enrol", "--source", str(source), "--name", "cafe", "--scenes", "12", "--heldback", "10",
-                 "--minutes", "0.1", "--detector", "on", "--json"]) == 0
+    assert (
+        main(
+            [
+                "enrol",
+                "--source",
+                str(source),
+                "--name",
+                "cafe",
+                "--scenes",
+                "12",
+                "--heldback",
+                "10",
+                "--minutes",
+                "0.1",
+                "--detector",
+                "on",
+                "--json",
+            ]
+        )
+        == 0
+    )
     outcome = json.loads(capsys.readouterr().out)
     model = user_models_dir() / "cafe"
     assert outcome["model"] == str(model) and (model / "index-classifier.onnx").is_file()
@@ -84,7 +110,9 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
     assert (active_model_name() == "cafe") == outcome["active"]
 
 
-def test_background_enrolment_is_listed_under_the_child_process(tmp_path, capsys, monkeypatch) -> None:
+def test_background_enrolment_is_listed_under_the_child_process(
+    tmp_path, capsys, monkeypatch
+) -> None:
     import subprocess
 
     from scorekeeper import training
@@ -102,7 +130,10 @@ def test_background_enrolment_is_listed_under_the_child_process(tmp_path, capsys
     monkeypatch.setattr(training, "require_training_extra", lambda: None)
     monkeypatch.setattr(subprocess, "Popen", popen)
     source = _face_pack(tmp_path / "deck")
-    assert main(["enrol", "--source", str(source), "--name", "cafe", "--background", "--minutes", "3"]) == 0
+    assert (
+        main(["enrol", "--source", str(source), "--name", "cafe", "--background", "--minutes", "3"])
+        == 0
+    )
     assert "in the background" in capsys.readouterr().out
     [command] = started
     assert command[:3] == ["nice", "-n", "10"] and "--minutes" in command and "3.0" in command

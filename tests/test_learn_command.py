@@ -32,9 +32,19 @@ PLAYS = [c.notation for c in random_legal_deal(random.Random(2))[1]]
 
 
 def _tiny_deal(deck: str, stamp: str) -> Path:
-    tiles = [Tile(frame=i, image=np.full((40, 40, 3), 90, np.uint8), origin=(0, 0), frame_size=(640, 480),
-                  boxes=((Card.parse("7H"), (4.0, 4.0, 16.0, 20.0)),)) for i in range(2)]
-    folder = keep_deal(deck, tiles, table="mesa", plays=PLAYS, turned=PLAYS[0], corrected=[], recorded=stamp)
+    tiles = [
+        Tile(
+            frame=i,
+            image=np.full((40, 40, 3), 90, np.uint8),
+            origin=(0, 0),
+            frame_size=(640, 480),
+            boxes=((Card.parse("7H"), (4.0, 4.0, 16.0, 20.0)),),
+        )
+        for i in range(2)
+    ]
+    folder = keep_deal(
+        deck, tiles, table="mesa", plays=PLAYS, turned=PLAYS[0], corrected=[], recorded=stamp
+    )
     assert folder is not None
     return folder
 
@@ -122,14 +132,22 @@ def test_background_learning_runs_niced_and_is_listed(capsys, monkeypatch) -> No
 def test_models_shows_what_each_model_learned_from_and_its_figures(capsys) -> None:
     folder = user_models_dir() / "cafe-play"
     shutil.copytree(find_model(DEFAULT_MODEL), folder)
-    (folder / "enrol.json").write_text(json.dumps({
-        "learned_from": {"deck": "cafe", "deals": 12}, "judged_on": "3 held-out deals of play",
-        "before": {"card_precision": 0.91, "card_recall": 0.8},
-        "after": {"card_precision": 0.98, "card_recall": 0.95}}))
+    (folder / "enrol.json").write_text(
+        json.dumps(
+            {
+                "learned_from": {"deck": "cafe", "deals": 12},
+                "judged_on": "3 held-out deals of play",
+                "before": {"card_precision": 0.91, "card_recall": 0.8},
+                "after": {"card_precision": 0.98, "card_recall": 0.95},
+            }
+        )
+    )
     assert main(["models"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if "cafe-play" in line)
     assert "learned from deck cafe faces + 12 deals of play" in line
-    assert "card P/R 0.98/0.95 on 3 held-out deals of play (model it started from: 0.91/0.80)" in line
+    assert (
+        "card P/R 0.98/0.95 on 3 held-out deals of play (model it started from: 0.91/0.80)" in line
+    )
     assert main(["models", "--json"]) == 0
     listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)["models"]}
     assert listed["cafe-play"]["learned_from"] == {"deck": "cafe", "deals": 12}
@@ -156,9 +174,27 @@ def test_the_budget_schedule_spends_the_time_measured_after_start_up() -> None:
 @pytest.fixture(scope="module")
 def scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("scenes") / "set"
-    done = subprocess.run([sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(out),
-                           "--images", "16", "--seed", "3", "--quiet", "--workers", "1"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "scorekeeper",
+            "dataset",
+            "build",
+            "--out",
+            str(out),
+            "--images",
+            "16",
+            "--seed",
+            "3",
+            "--quiet",
+            "--workers",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return out
 
@@ -172,9 +208,14 @@ def _scene_tiles(paths: list[Path]) -> list[Tile]:
         height, width = image.shape[:2]
         label = path.parent.parent.parent / "labels" / path.parent.name / f"{path.stem}.txt"
         classes, boxes = read_yolo_labels(label, width, height)
-        named = tuple((DECK[int(c)], tuple(float(v) for v in b)) for c, b in zip(classes, boxes) if c < len(DECK))
-        tiles.append(Tile(frame=frame, image=image, origin=(0, 0), frame_size=(width, height),
-                          boxes=named))  # type: ignore[arg-type]
+        named = tuple(
+            (DECK[int(c)], tuple(float(v) for v in b))
+            for c, b in zip(classes, boxes)
+            if c < len(DECK)
+        )
+        tiles.append(
+            Tile(frame=frame, image=image, origin=(0, 0), frame_size=(width, height), boxes=named)
+        )  # type: ignore[arg-type]
     return tiles
 
 
@@ -183,26 +224,51 @@ def _exactly_read(paths: list[Path]) -> list[Path]:
     from scorekeeper.vision.reader import CardReader
 
     reader = CardReader()
-    by_path = {item.path: item for split in ("train", "val")
-               for item in labelled_images(paths[0].parent.parent.parent, split)}
-    return [p for p in paths if by_path[p].cards()
-            and {d.card.notation for d in reader.read(read_image(p)).cards} == by_path[p].cards()]
+    by_path = {
+        item.path: item
+        for split in ("train", "val")
+        for item in labelled_images(paths[0].parent.parent.parent, split)
+    }
+    return [
+        p
+        for p in paths
+        if by_path[p].cards()
+        and {d.card.notation for d in reader.read(read_image(p)).cards} == by_path[p].cards()
+    ]
 
 
 def _keep_scenes(scenes: Path) -> None:
     """Four taught deals, then a held-out deal (the newest) of images the shipped model reads exactly."""
     paths = sorted((scenes / "images").glob("*/*.jpg"))
     exact = _exactly_read(paths)
-    assert len(exact) >= 4, "the rendered scenes no longer give 4 images the shipped model reads exactly"
+    assert len(exact) >= 4, (
+        "the rendered scenes no longer give 4 images the shipped model reads exactly"
+    )
     rest = [p for p in paths if p not in exact]
     for n in range(4):
-        keep_deal(DEFAULT_MODEL, _scene_tiles(rest[n::4]), table="mesa", plays=PLAYS, turned=PLAYS[0],
-                  corrected=[], recorded=f"20261201T10{n}000")
-    keep_deal(DEFAULT_MODEL, _scene_tiles(exact), table="mesa", plays=PLAYS, turned=PLAYS[0], corrected=[],
-              recorded="20261201T190000")
+        keep_deal(
+            DEFAULT_MODEL,
+            _scene_tiles(rest[n::4]),
+            table="mesa",
+            plays=PLAYS,
+            turned=PLAYS[0],
+            corrected=[],
+            recorded=f"20261201T10{n}000",
+        )
+    keep_deal(
+        DEFAULT_MODEL,
+        _scene_tiles(exact),
+        table="mesa",
+        plays=PLAYS,
+        turned=PLAYS[0],
+        corrected=[],
+        recorded="20261201T190000",
+    )
 
 
-def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(scenes: Path) -> None:
+def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(
+    scenes: Path,
+) -> None:
     import torch
 
     from scorekeeper.learning.learn import LearnPlan, learn
@@ -219,14 +285,19 @@ def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(s
         torch.save({"model": build_network().state_dict(), "recipe": {"width": 32}}, checkpoint)
         return Trained(classifier=checkpoint, detector=None, minutes={"train": 0.0})
 
-    result = learn(LearnPlan(base=find_model(DEFAULT_MODEL), minutes=0.1, detector="off"), trainer=worse,
-                   log=lambda line: None)
+    result = learn(
+        LearnPlan(base=find_model(DEFAULT_MODEL), minutes=0.1, detector="off"),
+        trainer=worse,
+        log=lambda line: None,
+    )
     # The shipped model reads every judged image exactly: nothing can beat it, so nothing changes.
     assert result.before["card_precision"] == 1.0 and result.before["card_recall"] == 1.0
     assert not result.better and result.model is None
     assert active_model_name() == DEFAULT_MODEL
     assert [m.name for m in installed_models()] == [DEFAULT_MODEL]
-    attempt = json.loads((user_data_dir() / "work" / "sueca-reader-play" / "last-attempt.json").read_text())
+    attempt = json.loads(
+        (user_data_dir() / "work" / "sueca-reader-play" / "last-attempt.json").read_text()
+    )
     assert attempt["better"] is False and set(attempt["candidates"]) == {"thresholds", "classifier"}
     assert attempt["candidates"]["classifier"]["card_recall"] < 0.5
 
@@ -235,10 +306,14 @@ def test_the_end_of_a_session_offers_learning_in_one_line() -> None:
     from scorekeeper.commands.run import learning_hint, play_keeper
 
     keeper = play_keeper(None, "mesa")
-    assert keeper.deck == DEFAULT_MODEL and learning_hint(keeper) == ""  # nothing kept: nothing said
+    assert (
+        keeper.deck == DEFAULT_MODEL and learning_hint(keeper) == ""
+    )  # nothing kept: nothing said
     _tiny_deal(DEFAULT_MODEL, "20261201T100000")
     _tiny_deal(DEFAULT_MODEL, "20261201T110000")
     keeper.kept = 1
     hint = learning_hint(keeper)
-    assert "\n" not in hint and hint.startswith("2 deals of deck sueca-reader kept for learning (1 this session")
+    assert "\n" not in hint and hint.startswith(
+        "2 deals of deck sueca-reader kept for learning (1 this session"
+    )
     assert "`scorekeeper learn --background`" in hint and "`scorekeeper learn --forget`" in hint

@@ -42,8 +42,16 @@ def _box(x: float, y: float) -> tuple[float, float, float, float]:
     return (x - 12, y - 12, x + 12, y + 12)
 
 
-def _play_deal(keeper: PlayKeeper, recorder: StoreRecorder, seed: int, *, deal: int, start: int,
-               doubt: bool = False, seen_ending: bool = True) -> int:
+def _play_deal(
+    keeper: PlayKeeper,
+    recorder: StoreRecorder,
+    seed: int,
+    *,
+    deal: int,
+    start: int,
+    doubt: bool = False,
+    seen_ending: bool = True,
+) -> int:
     """A whole deal, card k of each vaza landing at ``SPOTS[k]``, through the recorder and the
     keeper as the pipeline sends them; returns the next free frame."""
     turned, plays, _hands = random_legal_deal(random.Random(seed), dealer=0)
@@ -58,25 +66,45 @@ def _play_deal(keeper: PlayKeeper, recorder: StoreRecorder, seed: int, *, deal: 
     tell(game.DealStarted(frame=frame, deal=deal, dealer=0, turned=turned, confidence=0.9))
     state = Deal.start(dealer=0, turned=turned)
     for trick in range(10):
-        cards = plays[4 * trick:4 * trick + 4]
+        cards = plays[4 * trick : 4 * trick + 4]
         for k, card in enumerate(cards):
             frame += 2
             seat = state.to_play
             assert seat is not None
             state = state.play(card)
-            tell(game.CardPlayed(frame=frame, deal=deal, trick=trick + 1, seat=seat, card=card, confidence=0.9))
+            tell(
+                game.CardPlayed(
+                    frame=frame, deal=deal, trick=trick + 1, seat=seat, card=card, confidence=0.9
+                )
+            )
             for _ in range(2):
                 frame += 1
-                lying = [(c, _box(*SPOTS[j])) for j, c in enumerate(cards[:k + 1])]
-                detections = FrameDetections(frame_index=frame, width=WIDTH, height=HEIGHT, cards=tuple(
-                    CardDetection(card=c, confidence=0.9, box=b) for c, b in lying))
+                lying = [(c, _box(*SPOTS[j])) for j, c in enumerate(cards[: k + 1])]
+                detections = FrameDetections(
+                    frame_index=frame,
+                    width=WIDTH,
+                    height=HEIGHT,
+                    cards=tuple(CardDetection(card=c, confidence=0.9, box=b) for c, b in lying),
+                )
                 keeper.note(frame, image, [_Reading(b, c) for c, b in lying], detections)
         if doubt and trick == 2:
-            tell(game.Uncertain(frame=frame, deal=deal, reason="weak_read", detail="faint", card=cards[0],
-                                play=9, options=(cards[0],)))
+            tell(
+                game.Uncertain(
+                    frame=frame,
+                    deal=deal,
+                    reason="weak_read",
+                    detail="faint",
+                    card=cards[0],
+                    play=9,
+                    options=(cards[0],),
+                )
+            )
         frame += 3
-        tell(game.TrickGathered(frame=frame, deal=deal, trick=trick + 1, winner=0, cards=tuple(cards),
-                                points=0))
+        tell(
+            game.TrickGathered(
+                frame=frame, deal=deal, trick=trick + 1, winner=0, cards=tuple(cards), points=0
+            )
+        )
     if seen_ending:
         tell(game.DealEnded(frame=frame, deal=deal, points={"nos": 60, "eles": 60}))
     return frame + 10
@@ -87,11 +115,16 @@ def _session(tmp_path: Path) -> tuple[Store, StoreRecorder, PlayKeeper]:
     recorder = StoreRecorder(store, "mesa", warn=lambda line: None)
     keeper = PlayKeeper(deck="cafe", table_id="mesa", log=lambda line: None)
     reader = object()
-    assert keeper.watch(reader, store=store, geometry=TableGeometry.default(WIDTH, HEIGHT), fps=2.0) is reader
+    assert (
+        keeper.watch(reader, store=store, geometry=TableGeometry.default(WIDTH, HEIGHT), fps=2.0)
+        is reader
+    )
     return store, recorder, keeper
 
 
-def test_a_deal_is_kept_once_the_next_begins_and_its_last_one_when_the_session_ends(tmp_path: Path) -> None:
+def test_a_deal_is_kept_once_the_next_begins_and_its_last_one_when_the_session_ends(
+    tmp_path: Path,
+) -> None:
     _store, recorder, keeper = _session(tmp_path)
     frame = _play_deal(keeper, recorder, 1, deal=1, start=0)
     assert kept_deals("cafe") == []  # the table may still correct it on the page
@@ -109,7 +142,11 @@ def test_a_correction_made_on_the_page_before_the_next_deal_names_the_crops(tmp_
     plays = store.record("mesa")["deals"][0]["plays"]
     # The camera read the first and the fifth play the wrong way round (vazas 1 and 2); the table
     # swaps them on the page before the next deal.
-    store.append("mesa", CardCorrected(deal=1, play=1, card=plays[4]), CardCorrected(deal=1, play=5, card=plays[0]))
+    store.append(
+        "mesa",
+        CardCorrected(deal=1, play=1, card=plays[4]),
+        CardCorrected(deal=1, play=5, card=plays[0]),
+    )
     _play_deal(keeper, recorder, 4, deal=2, start=frame)
     [deal] = kept_deals("cafe")
     assert deal.record["corrected"] == [1, 5]
@@ -125,7 +162,9 @@ def test_a_deal_with_a_doubt_still_open_is_not_kept(tmp_path: Path) -> None:
     assert keeper.close() == 0 and kept_deals("cafe") == []
 
 
-def test_a_deal_the_tracker_did_not_see_end_is_kept_when_its_record_is_complete(tmp_path: Path) -> None:
+def test_a_deal_the_tracker_did_not_see_end_is_kept_when_its_record_is_complete(
+    tmp_path: Path,
+) -> None:
     _store, recorder, keeper = _session(tmp_path)
     frame = _play_deal(keeper, recorder, 6, deal=1, start=0, seen_ending=False)
     _play_deal(keeper, recorder, 7, deal=2, start=frame, seen_ending=False)

@@ -51,11 +51,23 @@ def _first_trick(plays: list[str], *, read: list[str]) -> tuple[list[SampledFram
                 cards[Card.parse(read[k])] = _box(x, y)
         sightings.append(IndexSighting(box=_box(600, 40), label=3, prob=0.8))  # a card in a hand
         frames.append(SampledFrame(frame=frame, sightings=sightings, cards=cards))
-    events: list[object] = [DealStarted(frame=0, deal=1, dealer=0, turned=Card.parse(plays[0]), confidence=0.9)]
-    events += [CardPlayed(frame=10 * k, deal=1, trick=1, seat=k, card=Card.parse(read[k]), confidence=0.9)
-               for k in range(4)]
-    events.append(TrickGathered(frame=45, deal=1, trick=1, winner=0,
-                                cards=tuple(Card.parse(c) for c in plays[:4]), points=0))
+    events: list[object] = [
+        DealStarted(frame=0, deal=1, dealer=0, turned=Card.parse(plays[0]), confidence=0.9)
+    ]
+    events += [
+        CardPlayed(frame=10 * k, deal=1, trick=1, seat=k, card=Card.parse(read[k]), confidence=0.9)
+        for k in range(4)
+    ]
+    events.append(
+        TrickGathered(
+            frame=45,
+            deal=1,
+            trick=1,
+            winner=0,
+            cards=tuple(Card.parse(c) for c in plays[:4]),
+            points=0,
+        )
+    )
     return frames, events
 
 
@@ -89,12 +101,17 @@ def test_a_card_the_table_corrected_relabels_its_crops(tmp_path: Path) -> None:
     named = {card.notation for tile in tiles for card, _ in tile.boxes}
     assert named == set(plays[:4]) and read[2] not in named
     # The kept deal says so, and its label rows carry the corrected card's class.
-    folder = keep_deal("sueca-reader", tiles, table="mesa", plays=plays, turned=plays[0], corrected=corrected)
+    folder = keep_deal(
+        "sueca-reader", tiles, table="mesa", plays=plays, turned=plays[0], corrected=corrected
+    )
     assert folder is not None
     record = json.loads((folder / "deal.json").read_text())
     assert record["corrected"] == [3]
-    classes = {int(row.split()[0]) for stem in record["tiles"]
-               for row in (folder / "tiles" / f"{stem}.txt").read_text().splitlines()}
+    classes = {
+        int(row.split()[0])
+        for stem in record["tiles"]
+        for row in (folder / "tiles" / f"{stem}.txt").read_text().splitlines()
+    }
     assert Card.parse(plays[2]).index in classes and Card.parse(read[2]).index not in classes
 
 
@@ -124,9 +141,16 @@ def test_a_tile_is_the_card_region_only_and_masks_what_the_record_did_not_name()
 
 def _tiny_tiles(n: int = 3, size: int = 64) -> list[Tile]:
     rng = np.random.default_rng(n)
-    return [Tile(frame=i, image=rng.integers(0, 255, (size, size, 3), dtype=np.uint8), origin=(10, 10),
-                 frame_size=(640, 480), boxes=((Card.parse("AH"), (5.0, 5.0, 20.0, 25.0)),))
-            for i in range(n)]
+    return [
+        Tile(
+            frame=i,
+            image=rng.integers(0, 255, (size, size, 3), dtype=np.uint8),
+            origin=(10, 10),
+            frame_size=(640, 480),
+            boxes=((Card.parse("AH"), (5.0, 5.0, 20.0, 25.0)),),
+        )
+        for i in range(n)
+    ]
 
 
 def test_the_cap_holds_by_deals_and_by_megabytes(monkeypatch) -> None:
@@ -135,13 +159,26 @@ def test_the_cap_holds_by_deals_and_by_megabytes(monkeypatch) -> None:
     monkeypatch.setattr(keep, "MAX_DEALS", 3)
     plays = _plays()
     for stamp in range(5):
-        keep_deal("cafe", _tiny_tiles(), table="mesa", plays=plays, turned=plays[0], corrected=[],
-                  recorded=f"2026120{stamp}T000000")
+        keep_deal(
+            "cafe",
+            _tiny_tiles(),
+            table="mesa",
+            plays=plays,
+            turned=plays[0],
+            corrected=[],
+            recorded=f"2026120{stamp}T000000",
+        )
     kept = kept_deals("cafe")
-    assert [d.record["recorded"] for d in kept] == ["20261202T000000", "20261203T000000", "20261204T000000"]
+    assert [d.record["recorded"] for d in kept] == [
+        "20261202T000000",
+        "20261203T000000",
+        "20261204T000000",
+    ]
     one_deal = kept[-1].size_bytes
     dropped = hold_cap("cafe", max_megabytes=1.5 * one_deal / 1e6)
-    assert len(dropped) == 2 and [d.record["recorded"] for d in kept_deals("cafe")] == ["20261204T000000"]
+    assert len(dropped) == 2 and [d.record["recorded"] for d in kept_deals("cafe")] == [
+        "20261204T000000"
+    ]
     assert sum(d.size_bytes for d in kept_deals("cafe")) <= 1.5 * one_deal
 
 
@@ -150,5 +187,7 @@ def test_a_deal_keeps_at_most_its_share_of_tiles(monkeypatch) -> None:
 
     monkeypatch.setattr(keep, "MAX_TILES_PER_DEAL", 4)
     plays = _plays()
-    folder = keep_deal("cafe", _tiny_tiles(10, size=16), table="mesa", plays=plays, turned=plays[0], corrected=[])
+    folder = keep_deal(
+        "cafe", _tiny_tiles(10, size=16), table="mesa", plays=plays, turned=plays[0], corrected=[]
+    )
     assert folder is not None and len(list((folder / "tiles").glob("*.jpg"))) == 4

@@ -119,8 +119,9 @@ def test_the_adapted_model_must_beat_the_old_one_by_more_than_noise() -> None:
     shipped = {"card_precision": 0.92, "card_recall": 0.54}
     assert not is_better(shipped, {"card_precision": 0.72, "card_recall": 0.76})
     # ...unless the new model still reads nearly without false cards.
-    assert is_better({"card_precision": 0.99, "card_recall": 0.5},
-                     {"card_precision": 0.97, "card_recall": 0.9})
+    assert is_better(
+        {"card_precision": 0.99, "card_recall": 0.5}, {"card_precision": 0.97, "card_recall": 0.9}
+    )
     assert card_f1({"card_precision": float("nan"), "card_recall": 0.5}) == 0.0
 
 

@@ -17,18 +17,26 @@ def store(tmp_path):
 
 
 def played(frame, seat, card, trick=1):
-    return game.CardPlayed(frame=frame, deal=1, trick=trick, seat=seat, card=Card.parse(card), confidence=0.9)
+    return game.CardPlayed(
+        frame=frame, deal=1, trick=trick, seat=seat, card=Card.parse(card), confidence=0.9
+    )
 
 
 def test_a_deal_seen_by_the_camera_is_in_the_store(store):
     warnings: list[str] = []
     recorder = StoreRecorder(store, "mesa", warn=warnings.append)
-    recorder.record([game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9)])
-    recorder.record([played(10, 0, "AS"), played(20, 1, "5H"), played(30, 2, "KS"), played(40, 3, "QS")])
-    recorder.record([
-        game.TrickGathered(frame=50, deal=1, trick=1, winner=0, cards=(), points=17),
-        game.Uncertain(frame=51, deal=1, reason="seat", detail="came from the wrong side"),
-    ])
+    recorder.record(
+        [game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9)]
+    )
+    recorder.record(
+        [played(10, 0, "AS"), played(20, 1, "5H"), played(30, 2, "KS"), played(40, 3, "QS")]
+    )
+    recorder.record(
+        [
+            game.TrickGathered(frame=50, deal=1, trick=1, winner=0, cards=(), points=17),
+            game.Uncertain(frame=51, deal=1, reason="seat", detail="came from the wrong side"),
+        ]
+    )
     state = store.state("mesa")
     assert store.record("mesa")["deals"] == [
         {"dealer": 3, "trump": "2C", "plays": ["AS", "5H", "KS", "QS"]}
@@ -40,15 +48,18 @@ def test_a_deal_seen_by_the_camera_is_in_the_store(store):
 def test_a_play_the_log_refuses_is_reported_and_the_match_is_untouched(store):
     warnings: list[str] = []
     recorder = StoreRecorder(store, "mesa", warn=warnings.append)
-    recorder.record([game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9)])
+    recorder.record(
+        [game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9)]
+    )
     recorder.record([played(10, 0, "AS"), played(20, 1, "AS")])
     assert store.record("mesa")["deals"][0]["plays"] == ["AS"]
     assert len(warnings) == 1 and "frame 20" in warnings[0] and "already played" in warnings[0]
 
 
 def corrected(play, seat, card, trick=1):
-    return game.PlayCorrected(frame=60, deal=1, trick=trick, play=play, seat=seat, card=Card.parse(card),
-                              confidence=0.3)
+    return game.PlayCorrected(
+        frame=60, deal=1, trick=trick, play=play, seat=seat, card=Card.parse(card), confidence=0.3
+    )
 
 
 def test_a_missed_card_put_back_by_the_tracker_corrects_the_stored_deal(store):
@@ -58,7 +69,9 @@ def test_a_missed_card_put_back_by_the_tracker_corrects_the_stored_deal(store):
     for card in plays:
         store.append("mesa", StoreCardPlayed(card.notation))
     recorder = StoreRecorder(store, "mesa", warn=pytest.fail)
-    recorder.record([game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9)])
+    recorder.record(
+        [game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9)]
+    )
     recorder.record([played(10, 0, "AS"), played(30, 1, "KS"), played(40, 2, "QS")])
     # 5H (seat 1) was missed: KS and QS move one seat on, and QS becomes the fourth card.
     recorder.record([corrected(2, 1, "5H"), corrected(3, 2, "KS"), played(40, 3, "QS")])
@@ -70,19 +83,40 @@ def test_a_missed_card_put_back_by_the_tracker_corrects_the_stored_deal(store):
 
 # -- the tracker's doubts ----------------------------------------------------------------------
 
-INFORMATIONAL = ("deduced", "stream_ended", "late_turned", "several_turned", "play_before_turned",
-                 "trick_vanished", "already_played")
+INFORMATIONAL = (
+    "deduced",
+    "stream_ended",
+    "late_turned",
+    "several_turned",
+    "play_before_turned",
+    "trick_vanished",
+    "already_played",
+)
 
 
 def doubt(reason, card=None, *, play=None, options=(), frame=25):
-    return game.Uncertain(frame=frame, deal=1, reason=reason, detail="…", card=card and Card.parse(card),
-                          seat=1, confidence=0.4, play=play, options=tuple(Card.parse(c) for c in options))
+    return game.Uncertain(
+        frame=frame,
+        deal=1,
+        reason=reason,
+        detail="…",
+        card=card and Card.parse(card),
+        seat=1,
+        confidence=0.4,
+        play=play,
+        options=tuple(Card.parse(c) for c in options),
+    )
 
 
 def started(store):
     recorder = StoreRecorder(store, "mesa", warn=pytest.fail)
-    recorder.record([game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9),
-                     played(10, 0, "AS"), played(20, 1, "5H")])
+    recorder.record(
+        [
+            game.DealStarted(frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=0.9),
+            played(10, 0, "AS"),
+            played(20, 1, "5H"),
+        ]
+    )
     return recorder
 
 
@@ -91,7 +125,12 @@ def test_a_doubt_worth_the_tables_attention_reaches_the_state(store, reason):
     started(store).record([doubt(reason, "5H")])
     [shown] = store.state("mesa")["doubts"]
     assert (shown["reason"], shown["play"], shown["trick"], shown["options"], shown["frame"]) == (
-        reason, 2, 1, ["5H"], 25)
+        reason,
+        2,
+        1,
+        ["5H"],
+        25,
+    )
 
 
 @pytest.mark.parametrize("reason", INFORMATIONAL)
@@ -103,7 +142,9 @@ def test_the_trackers_own_bookkeeping_stays_out_of_the_log(store, reason):
 
 
 def test_the_trackers_alternatives_and_play_are_kept_likeliest_first(store):
-    started(store).record([doubt("suit_swap", "5H", play=2, options=("5D", "5H", "4D", "3D", "2D", "KD"))])
+    started(store).record(
+        [doubt("suit_swap", "5H", play=2, options=("5D", "5H", "4D", "3D", "2D", "KD"))]
+    )
     [shown] = store.state("mesa")["doubts"]
     assert shown["play"] == 2 and shown["options"] == ["5D", "5H", "4D", "3D", "2D"]
 
@@ -124,7 +165,9 @@ def test_a_refused_read_is_a_doubt_about_no_play(store):
 def test_the_same_doubt_said_again_is_raised_once(store):
     recorder = started(store)
     recorder.record([doubt("weak_read", "5H")])
-    StoreRecorder(store, "mesa", warn=pytest.fail).record([doubt("weak_read", "5H", frame=99)])  # resumed
+    StoreRecorder(store, "mesa", warn=pytest.fail).record(
+        [doubt("weak_read", "5H", frame=99)]
+    )  # resumed
     assert len(store.state("mesa")["doubts"]) == 1
 
 
@@ -138,14 +181,30 @@ def test_a_play_the_tracker_corrects_settles_its_open_doubts(store):
     settled = [s.event for s in store.events("mesa") if isinstance(s.event, DoubtSettled)]
     assert [e.card for e in settled] == ["5D"]
     recorder.record([corrected(1, 0, "AD")])  # not one of its options: settled without a card
-    assert store.state("mesa")["doubts"] == [] and store.record("mesa")["deals"][0]["plays"] == ["AD", "5D"]
+    assert store.state("mesa")["doubts"] == [] and store.record("mesa")["deals"][0]["plays"] == [
+        "AD",
+        "5D",
+    ]
 
 
 def test_a_suspected_renuncia_is_left_to_the_engine_and_the_page(store):
     recorder = started(store)
     before = store.last_seq("mesa")
-    recorder.record([game.RevokeFlagged(frame=30, deal=1, trick=1, seat=1, card=Card.parse("5H"), led="S",
-                                        proof="later", suspected=True, confidence=0.3)])
+    recorder.record(
+        [
+            game.RevokeFlagged(
+                frame=30,
+                deal=1,
+                trick=1,
+                seat=1,
+                card=Card.parse("5H"),
+                led="S",
+                proof="later",
+                suspected=True,
+                confidence=0.3,
+            )
+        ]
+    )
     assert store.last_seq("mesa") == before
 
 
@@ -176,8 +235,10 @@ def test_a_restart_while_a_vaza_lacks_a_card_shows_the_same_doubt_and_keeps_the_
     for frame in scene.frames(until=stop):
         events = tracker.update(frame)
         recorder.record(events)
-        raised = raised or next((e for e in events if isinstance(e, game.Uncertain)
-                                 and e.reason == "missing_card"), None)
+        raised = raised or next(
+            (e for e in events if isinstance(e, game.Uncertain) and e.reason == "missing_card"),
+            None,
+        )
     assert raised is not None and raised.play is not None
     again = Store.open(path)  # the process stopped; a new one opens the same file
     [shown] = [d for d in again.state("mesa")["doubts"] if d["reason"] == "missing_card"]

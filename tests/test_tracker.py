@@ -48,7 +48,9 @@ def c(text: str) -> Card:
 
 def detection(card: Card, at: Point, confidence: float = 0.95, size: float = 26) -> CardDetection:
     x, y = at
-    return CardDetection(card, confidence, (x - size / 2, y - size * 0.7, x + size / 2, y + size * 0.7))
+    return CardDetection(
+        card, confidence, (x - size / 2, y - size * 0.7, x + size / 2, y + size * 0.7)
+    )
 
 
 def between(a: Point, b: Point, t: float) -> Point:
@@ -70,15 +72,25 @@ class Scene:
         self.seen: dict[int, dict[Card, CardDetection]] = defaultdict(dict)
         self.end = 0
 
-    def show(self, card: Card, frames: Iterable[int], at: Point | Callable[[int], Point],
-             confidence: float = 0.95) -> None:
+    def show(
+        self,
+        card: Card,
+        frames: Iterable[int],
+        at: Point | Callable[[int], Point],
+        confidence: float = 0.95,
+    ) -> None:
         for f in frames:
             point = at(f) if callable(at) else at
             self.seen[f][card] = detection(card, point, confidence)
             self.end = max(self.end, f + 1)
 
-    def seen_box(self, card: Card, frames: Iterable[int], box: tuple[float, float, float, float],
-                 confidence: float = 0.8) -> None:
+    def seen_box(
+        self,
+        card: Card,
+        frames: Iterable[int],
+        box: tuple[float, float, float, float],
+        confidence: float = 0.8,
+    ) -> None:
         """The reader's box for ``card`` in these frames (one corner index, or the whole card)."""
         for f in frames:
             self.seen[f][card] = CardDetection(card, confidence, box)
@@ -88,29 +100,46 @@ class Scene:
         for f in frames:
             self.seen[f].pop(card, None)
 
-    def hide_all(self, frames: Iterable[int], near: Point | None = None, radius: float = 1e9) -> None:
+    def hide_all(
+        self, frames: Iterable[int], near: Point | None = None, radius: float = 1e9
+    ) -> None:
         """A hand over ``near``: every card within ``radius`` of it is hidden."""
         for f in frames:
             for card, d in list(self.seen[f].items()):
-                if near is None or (d.center[0] - near[0]) ** 2 + (d.center[1] - near[1]) ** 2 <= radius**2:
+                if (
+                    near is None
+                    or (d.center[0] - near[0]) ** 2 + (d.center[1] - near[1]) ** 2 <= radius**2
+                ):
                     del self.seen[f][card]
 
-    def frames(self, *, drop: Iterable[int] = (), until: int | None = None) -> list[FrameDetections]:
+    def frames(
+        self, *, drop: Iterable[int] = (), until: int | None = None
+    ) -> list[FrameDetections]:
         dropped = set(drop)
         last = self.end + 30 if until is None else until
         return [
             FrameDetections(f, tuple(self.seen[f].values()), W, H)
-            for f in range(last) if f not in dropped
+            for f in range(last)
+            if f not in dropped
         ]
 
 
-def stage_deal(scene: Scene, *, dealer: int, turned: Card, plays: Sequence[Card], start: int = 0,
-               gap: int = 8, linger: int = 10, rules: Rules | None = None) -> Truth:
+def stage_deal(
+    scene: Scene,
+    *,
+    dealer: int,
+    turned: Card,
+    plays: Sequence[Card],
+    start: int = 0,
+    gap: int = 8,
+    linger: int = 10,
+    rules: Rules | None = None,
+) -> Truth:
     """A clean deal: the turned card by the dealer, then each card slides in and lies in the middle."""
     truth = Truth()
     deal = Deal.start(dealer=dealer, turned=turned, rules=rules)
     f = start + 10
-    turned_until = start + 10 ** 6
+    turned_until = start + 10**6
     on_table: list[tuple[Card, int]] = []
     for card in plays:
         seat = deal.to_play
@@ -142,8 +171,9 @@ def stage_deal(scene: Scene, *, dealer: int, turned: Card, plays: Sequence[Card]
     return truth
 
 
-def run(frames: Iterable[FrameDetections], tracker: Tracker | None = None, *,
-        finish: bool = True) -> list[Event]:
+def run(
+    frames: Iterable[FrameDetections], tracker: Tracker | None = None, *, finish: bool = True
+) -> list[Event]:
     tracker = tracker or Tracker(GEOMETRY, fps=FPS)
     events: list[Event] = []
     for frame in frames:
@@ -158,7 +188,9 @@ def plays_of(events: Iterable[Event]) -> list[tuple[int, Card]]:
 
 
 def uncertain(events: Iterable[Event], reason: str | None = None) -> list[Uncertain]:
-    return [e for e in events if isinstance(e, Uncertain) and (reason is None or e.reason == reason)]
+    return [
+        e for e in events if isinstance(e, Uncertain) and (reason is None or e.reason == reason)
+    ]
 
 
 TRICK_1 = [c("2S"), c("KS"), c("AS"), c("5S")]
@@ -206,7 +238,9 @@ def test_whole_random_deal_replays_to_the_engines_tricks() -> None:
     tracker = Tracker(GEOMETRY, rules, fps=FPS)
     events = run(scene.frames(), tracker)
     assert plays_of(events) == [(seat, card) for _, seat, card in truth.plays]
-    assert [e.winner for e in events if isinstance(e, TrickGathered)] == [w for _, w in truth.gathered]
+    assert [e.winner for e in events if isinstance(e, TrickGathered)] == [
+        w for _, w in truth.gathered
+    ]
     ended = [e for e in events if isinstance(e, DealEnded)]
     assert len(ended) == 1 and ended[0].complete
     assert sum(ended[0].points.values()) == 120
@@ -240,7 +274,9 @@ def test_card_sliding_in_counts_once_when_it_stops_and_keeps_its_side() -> None:
     scene, truth = one_trick_scene()
     landed, seat, card = truth.plays[1]  # seat 1, from the right
     # Slow slide: seen every frame from the right edge of the image until it lands.
-    scene.show(card, range(landed - 8, landed), lambda f: between(HAND[1], LAND[1], (f - landed + 9) / 9))
+    scene.show(
+        card, range(landed - 8, landed), lambda f: between(HAND[1], LAND[1], (f - landed + 9) / 9)
+    )
     events = run(scene.frames())
     assert plays_of(events).count((seat, card)) == 1
     played = next(e for e in events if isinstance(e, CardPlayed) and e.card == card)
@@ -335,7 +371,9 @@ def test_faint_misread_lying_at_one_spot_all_along_is_not_a_play(confidence: flo
     scene, truth = one_trick_scene(linger=30)
     first = truth.plays[0][0]
     scene.show(c("2C"), range(first, truth.gathered[0][0]), (560, 450), confidence=confidence)
-    tracker = Tracker(GEOMETRY, fps=FPS, thresholds=Thresholds(min_confidence=0.15, play_confidence=0.25))
+    tracker = Tracker(
+        GEOMETRY, fps=FPS, thresholds=Thresholds(min_confidence=0.15, play_confidence=0.25)
+    )
     events = run(scene.frames(), tracker)
     assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
 
@@ -381,7 +419,6 @@ def test_card_of_the_last_trick_never_read_well_is_the_one_card_left(hidden: int
     assert [(u.card, u.seat) for u in flagged] == [(card, seat)]
 
 
-
 def told_plays(events: Iterable[Event]) -> list[Card]:
     """The deal's plays as the event log keeps them: plays appended, corrections in place."""
     told: list[Card] = []
@@ -395,7 +432,8 @@ def told_plays(events: Iterable[Event]) -> list[Card]:
 
 @pytest.mark.parametrize(("seed", "hidden"), [(11, 9), (12, 20), (13, 34)])
 def test_card_never_read_in_a_vaza_is_placed_once_the_deal_shows_which_it_was(
-        seed: int, hidden: int) -> None:
+    seed: int, hidden: int
+) -> None:
     rules = Rules()
     turned, plays, _ = random_legal_deal(random.Random(seed), dealer=2, rules=rules)
     scene = Scene()
@@ -411,8 +449,9 @@ def test_card_never_read_in_a_vaza_is_placed_once_the_deal_shows_which_it_was(
     assert told_plays(events) == list(plays)
     placed = uncertain(events, "missing_card")[-1]
     assert str(card) in placed.detail and f"vaza {hidden // 4 + 1}" in placed.detail
-    assert [e.winner for e in events if isinstance(e, TrickGathered)][-10 + hidden // 4:] == [
-        w for _, w in truth.gathered][hidden // 4:]
+    assert [e.winner for e in events if isinstance(e, TrickGathered)][-10 + hidden // 4 :] == [
+        w for _, w in truth.gathered
+    ][hidden // 4 :]
 
 
 def test_spurious_cards_outside_the_play_area_are_not_plays() -> None:
@@ -512,7 +551,6 @@ def test_card_in_the_middle_before_any_turned_card_is_flagged() -> None:
     assert plays_of(events) == []
 
 
-
 def test_cards_played_before_the_turned_card_could_be_read_count_once_it_is() -> None:
     scene = Scene()
     plays = TRICK_1 + [c("3S"), c("4S")]
@@ -542,8 +580,16 @@ def test_a_card_dropped_half_over_the_previous_one_is_a_play_not_a_misread_of_it
 
 # -- renúncia --------------------------------------------------------------------------------
 
-REVOKE_PLAYS = [c("2S"), c("KD"), c("AS"), c("5S"),  # seat 1 plays a diamond on spades...
-                c("3S"), c("4S"), c("6S"), c("7S")]  # ...then a spade: proven (seat 2 led trick 2)
+REVOKE_PLAYS = [
+    c("2S"),
+    c("KD"),
+    c("AS"),
+    c("5S"),  # seat 1 plays a diamond on spades...
+    c("3S"),
+    c("4S"),
+    c("6S"),
+    c("7S"),
+]  # ...then a spade: proven (seat 2 led trick 2)
 
 
 def test_proven_renuncia_is_flagged_with_its_evidence() -> None:

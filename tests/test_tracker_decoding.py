@@ -14,8 +14,12 @@ from scorekeeper.rules.cards import Suit
 from scorekeeper.rules.random_deal import deal_hands
 from scorekeeper.tracking.decoding import Reads, decode_plays, sighting_evidence
 
-TWIN = {Suit.PAUS: Suit.ESPADAS, Suit.ESPADAS: Suit.PAUS, Suit.COPAS: Suit.OUROS,
-        Suit.OUROS: Suit.COPAS}
+TWIN = {
+    Suit.PAUS: Suit.ESPADAS,
+    Suit.ESPADAS: Suit.PAUS,
+    Suit.COPAS: Suit.OUROS,
+    Suit.OUROS: Suit.COPAS,
+}
 
 
 def twin(card: Card) -> Card:
@@ -44,7 +48,9 @@ def revoking_deal(rng: random.Random, dealer: int) -> tuple[Card, list[Card]]:
             assert seat is not None
             legal = deal.legal_plays(hands[seat])
             off = [c for c in hands[seat] if c not in legal and c != turned]
-            card = rng.choice(off) if off and not revoked and rng.random() < 0.5 else rng.choice(legal)
+            card = (
+                rng.choice(off) if off and not revoked and rng.random() < 0.5 else rng.choice(legal)
+            )
             revoked = revoked or card in off
             hands[seat].remove(card)
             plays.append(card)
@@ -54,8 +60,9 @@ def revoking_deal(rng: random.Random, dealer: int) -> tuple[Card, list[Card]]:
     raise AssertionError("no renúncia could be made")
 
 
-def decode_truth(turned: Card, plays: list[Card], *, dealer: int, swapped: set[Card],
-                 rng: random.Random):
+def decode_truth(
+    turned: Card, plays: list[Card], *, dealer: int, swapped: set[Card], rng: random.Random
+):
     evidence = [reads_of(card, rng, swapped=card in swapped) for card in plays]
     turned_reads = reads_of(turned, rng, swapped=turned in swapped, sightings=40)
     return decode_plays(dealer=dealer, turned=turned_reads, plays=evidence, doubts=True, firm=True)
@@ -84,17 +91,24 @@ def test_a_read_no_card_left_explains_is_unexplained_not_forced() -> None:
         return reads
 
     evidence = [best_only(card, 8, 0.9) for card in plays[:6]]
-    decoded = decode_plays(dealer=0, turned=best_only(turned, 8, 0.9),
-                           plays=[*evidence, best_only(plays[2], 3, 0.6)])
+    decoded = decode_plays(
+        dealer=0, turned=best_only(turned, 8, 0.9), plays=[*evidence, best_only(plays[2], 3, 0.6)]
+    )
     assert decoded is not None
     assert list(decoded.cards[:6]) == plays[:6] and decoded.unexplained == (6,)
 
 
 @settings(max_examples=100, deadline=None)
-@given(seed=st.integers(0, 10**6), dealer=st.integers(0, 3), colour=st.sampled_from("CH"),
-       share=st.floats(0.0, 1.0), revoke=st.booleans())
+@given(
+    seed=st.integers(0, 10**6),
+    dealer=st.integers(0, 3),
+    colour=st.sampled_from("CH"),
+    share=st.floats(0.0, 1.0),
+    revoke=st.booleans(),
+)
 def test_decoding_never_makes_an_impossible_deal_nor_hides_a_true_renuncia(
-        seed: int, dealer: int, colour: str, share: float, revoke: bool) -> None:
+    seed: int, dealer: int, colour: str, share: float, revoke: bool
+) -> None:
     rng = random.Random(seed)
     if revoke:
         turned, plays = revoking_deal(rng, dealer)
@@ -108,8 +122,9 @@ def test_decoding_never_makes_an_impossible_deal_nor_hides_a_true_renuncia(
     assert sorted(decoded.cards, key=DECK.index) == list(DECK)
     replayed = Deal.start(dealer=dealer, turned=decoded.turned).play_all(decoded.cards)
     assert replayed.is_complete
-    dealer_plays = [c for t in replayed.tricks for c, s in zip(t.cards, t.seats(), strict=True)
-                    if s == dealer]
+    dealer_plays = [
+        c for t in replayed.tricks for c, s in zip(t.cards, t.seats(), strict=True) if s == dealer
+    ]
     assert decoded.turned in dealer_plays
     # A true renúncia stays, or the table is asked about a play whose other reading brings it
     # back (the doubt may sit far from the renúncia: a card that changes who won a vaza reseats
@@ -119,7 +134,8 @@ def test_decoding_never_makes_an_impossible_deal_nor_hides_a_true_renuncia(
     for revoked in truth.revokes:
         at = (revoked.trick, revoked.seat)
         assert at in kept or at in revokes_a_doubt_offers(decoded, dealer), (
-            f"the renúncia of vaza {revoked.trick} was explained away unasked")
+            f"the renúncia of vaza {revoked.trick} was explained away unasked"
+        )
 
 
 def revokes_a_doubt_offers(decoded, dealer: int) -> set[tuple[int, int]]:
@@ -165,8 +181,13 @@ def lone_club_deal(rng: random.Random) -> tuple[Card, list[Card], int]:
         turned, plays, _ = random_legal_deal(rng, dealer=0)
         clubs = [i for i, card in enumerate(plays) if card.suit is Suit.PAUS and card != turned]
         paired = [i for i in clubs if twin(plays[i]) in plays[:i] and twin(plays[i]) != turned]
-        lone = [i for i in clubs if twin(plays[i]) not in plays[:i + 1] and twin(plays[i]) != turned
-                and len([j for j in paired if j < i]) >= 2]
+        lone = [
+            i
+            for i in clubs
+            if twin(plays[i]) not in plays[: i + 1]
+            and twin(plays[i]) != turned
+            and len([j for j in paired if j < i]) >= 2
+        ]
         if lone:
             return turned, plays, lone[0]
     raise AssertionError("no such deal")
@@ -180,7 +201,7 @@ def test_a_lone_card_of_a_suit_the_deal_shows_misread_is_decided_as_that_suit() 
     for seed in range(12):
         rng = random.Random(seed)
         turned, plays, lone = lone_club_deal(rng)
-        evidence = [webcam_reads(card, rng, swapped=card in swapped) for card in plays[:lone + 1]]
+        evidence = [webcam_reads(card, rng, swapped=card in swapped) for card in plays[: lone + 1]]
         turned_reads = webcam_reads(turned, rng, swapped=turned in swapped, sightings=40)
         decoded = decode_plays(dealer=0, turned=turned_reads, plays=evidence)
         assert decoded is not None and decoded.cards[lone] == plays[lone]

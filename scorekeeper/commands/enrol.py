@@ -28,29 +28,56 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "enrol",
         help="photograph a café's own deck once and adapt the card reader to it",
         description="Collect the 40 faces of a deck (camera, video, photos or a face-pack folder), "
-                    "save them, and fine-tune the card reader on them.",
+        "save them, and fine-tune the card reader on them.",
     )
-    add_source_option(parser, metavar="0|FILE|DIR",
-                      help="camera index, a video or photo, a folder of photos, a face-pack folder, "
-                           "or an SVG card deck (.svg/.svgz, rendered with rsvg-convert)")
+    add_source_option(
+        parser,
+        metavar="0|FILE|DIR",
+        help="camera index, a video or photo, a folder of photos, a face-pack folder, "
+        "or an SVG card deck (.svg/.svgz, rendered with rsvg-convert)",
+    )
     parser.add_argument("--name", required=True, help="the deck's name (letters, digits, - and _)")
-    parser.add_argument("--model", default=None, metavar="PATH_OR_NAME",
-                        help="model to read the faces with and to adapt (default: the active one)")
-    parser.add_argument("--minutes", type=float, default=8.0,
-                        help="training time budget on this machine, both stages (default 8)")
-    parser.add_argument("--detector", default="auto", choices=["auto", "on", "off"],
-                        help="fine-tune the index detector too: auto (where it misses the deck's "
-                             "indices), on, off")
+    parser.add_argument(
+        "--model",
+        default=None,
+        metavar="PATH_OR_NAME",
+        help="model to read the faces with and to adapt (default: the active one)",
+    )
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=8.0,
+        help="training time budget on this machine, both stages (default 8)",
+    )
+    parser.add_argument(
+        "--detector",
+        default="auto",
+        choices=["auto", "on", "off"],
+        help="fine-tune the index detector too: auto (where it misses the deck's indices), on, off",
+    )
     parser.add_argument("--scenes", type=int, default=400, help="training scenes of the deck (400)")
-    parser.add_argument("--heldback", type=int, default=100,
-                        help="held-back scenes of the deck to compare the models on (100)")
-    parser.add_argument("--accept-guesses", action="store_true",
-                        help="take the reader's best guess for doubtful cards instead of asking")
-    parser.add_argument("--page", action="store_true",
-                        help="also show the enrolment on a web page (confirm doubtful cards from a phone)")
+    parser.add_argument(
+        "--heldback",
+        type=int,
+        default=100,
+        help="held-back scenes of the deck to compare the models on (100)",
+    )
+    parser.add_argument(
+        "--accept-guesses",
+        action="store_true",
+        help="take the reader's best guess for doubtful cards instead of asking",
+    )
+    parser.add_argument(
+        "--page",
+        action="store_true",
+        help="also show the enrolment on a web page (confirm doubtful cards from a phone)",
+    )
     parser.add_argument("--no-adapt", action="store_true", help="only save the face pack")
-    parser.add_argument("--background", action="store_true",
-                        help="adapt in a detached low-priority process; `scorekeeper models` shows progress")
+    parser.add_argument(
+        "--background",
+        action="store_true",
+        help="adapt in a detached low-priority process; `scorekeeper models` shows progress",
+    )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.set_defaults(handler=run)
 
@@ -60,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
 
     name = check_name(args.name)
     if name == DEFAULT_MODEL:
-        raise ScorekeeperError(f"{DEFAULT_MODEL!r} is the shipped model's name: give the deck another name")
+        raise ScorekeeperError(
+            f"{DEFAULT_MODEL!r} is the shipped model's name: give the deck another name"
+        )
     if args.minutes <= 0 or args.scenes < 10 or args.heldback < 10:
         raise ScorekeeperError("--minutes must be above 0, --scenes and --heldback at least 10")
     base = find_model(args.model)
@@ -88,10 +117,15 @@ def _collect(args: argparse.Namespace, name: str, base: Path) -> Path:
     from scorekeeper.enrol.capture import capture_deck
     from scorekeeper.vision.reader import CardReader
 
-    return capture_deck(str(args.source), name=name, reader=_LazyReader(lambda: CardReader(base)),
-                        interactive=sys.stdin.isatty() and not args.accept_guesses,
-                        accept_guesses=args.accept_guesses, page=args.page,
-                        log=lambda line: print(line, file=sys.stderr))
+    return capture_deck(
+        str(args.source),
+        name=name,
+        reader=_LazyReader(lambda: CardReader(base)),
+        interactive=sys.stdin.isatty() and not args.accept_guesses,
+        accept_guesses=args.accept_guesses,
+        page=args.page,
+        log=lambda line: print(line, file=sys.stderr),
+    )
 
 
 class _LazyReader:
@@ -113,10 +147,23 @@ def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
     from scorekeeper.training.adapt import AdaptPlan, adapt
     from scorekeeper.training.jobs import write_progress
 
-    plan = AdaptPlan(deck=pack, name=name, base=base, scenes=args.scenes, heldback=args.heldback,
-                     minutes=args.minutes, detector=args.detector)
-    bar = tqdm(total=100, unit="%", desc="enrol", file=sys.stderr, disable=not sys.stderr.isatty(),
-               bar_format="{desc}: {bar} {n:.0f}% {postfix}")
+    plan = AdaptPlan(
+        deck=pack,
+        name=name,
+        base=base,
+        scenes=args.scenes,
+        heldback=args.heldback,
+        minutes=args.minutes,
+        detector=args.detector,
+    )
+    bar = tqdm(
+        total=100,
+        unit="%",
+        desc="enrol",
+        file=sys.stderr,
+        disable=not sys.stderr.isatty(),
+        bar_format="{desc}: {bar} {n:.0f}% {postfix}",
+    )
     state = {"stage": ""}
 
     def progress(stage: str, fraction: float, seconds_left: float | None) -> None:
@@ -137,10 +184,19 @@ def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         bar.close()
     if not args.json:
         print(result.line())
-    return _report(args, {"deck": str(pack), "adapted": True,
-                          "model": str(result.model) if result.model is not None else None,
-                          "before": result.before, "after": result.after, "active": result.better,
-                          "chosen": result.chosen, "minutes": result.minutes})
+    return _report(
+        args,
+        {
+            "deck": str(pack),
+            "adapted": True,
+            "model": str(result.model) if result.model is not None else None,
+            "before": result.before,
+            "after": result.after,
+            "active": result.better,
+            "chosen": result.chosen,
+            "minutes": result.minutes,
+        },
+    )
 
 
 def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
@@ -150,16 +206,42 @@ def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
     work = AdaptPlan(deck=pack, name=name, base=base).work
     work.mkdir(parents=True, exist_ok=True)
     log = work / "enrol.log"
-    command = [sys.executable, "-m", "scorekeeper", "enrol", "--source", str(pack), "--name", name,
-               "--model", str(base), "--minutes", str(args.minutes), "--scenes", str(args.scenes),
-               "--heldback", str(args.heldback), "--detector", args.detector, "--accept-guesses", "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "scorekeeper",
+        "enrol",
+        "--source",
+        str(pack),
+        "--name",
+        name,
+        "--model",
+        str(base),
+        "--minutes",
+        str(args.minutes),
+        "--scenes",
+        str(args.scenes),
+        "--heldback",
+        str(args.heldback),
+        "--detector",
+        args.detector,
+        "--accept-guesses",
+        "--json",
+    ]
     with log.open("w") as handle:
         # A lower priority keeps a running `scorekeeper run` responsive while the deck is learnt.
-        child = subprocess.Popen(["nice", "-n", "10", *command], stdin=subprocess.DEVNULL, stdout=handle,
-                                 stderr=subprocess.STDOUT, start_new_session=True)
+        child = subprocess.Popen(
+            ["nice", "-n", "10", *command],
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     write_progress(name, "starting", 0.0, None, pid=child.pid)
-    print(f"adapting in the background (pid {child.pid}); "
-          f"`scorekeeper models` shows progress; log: {log}")
+    print(
+        f"adapting in the background (pid {child.pid}); "
+        f"`scorekeeper models` shows progress; log: {log}"
+    )
     return 0
 
 

@@ -24,21 +24,43 @@ def register(subparsers: Any) -> None:
         "learn",
         help="teach the card reader from the table's own finished deals",
         description="Fine-tune the card reader on the deals this table played (kept by `scorekeeper "
-                    "run`), judged on held-out deals; the new model becomes the default only if better. "
-                    "No frame leaves this machine.",
+        "run`), judged on held-out deals; the new model becomes the default only if better. "
+        "No frame leaves this machine.",
     )
-    parser.add_argument("--model", default=None, metavar="PATH_OR_NAME",
-                        help="model to start from; its deck's deals are used (default: the active one)")
-    parser.add_argument("--deck", default=None, metavar="NAME",
-                        help="the deck whose kept deals to use or forget (default: the model's deck)")
-    parser.add_argument("--minutes", type=float, default=10.0,
-                        help="training time budget on this machine, both stages (default 10)")
-    parser.add_argument("--detector", default="auto", choices=["auto", "on", "off"],
-                        help="fine-tune the index detector too: auto (where it misses indices), on, off")
-    parser.add_argument("--background", action="store_true",
-                        help="learn in a detached low-priority process; `scorekeeper models` shows progress")
-    parser.add_argument("--forget", action="store_true",
-                        help="delete the kept deals of the deck (with --all: of every deck) and stop")
+    parser.add_argument(
+        "--model",
+        default=None,
+        metavar="PATH_OR_NAME",
+        help="model to start from; its deck's deals are used (default: the active one)",
+    )
+    parser.add_argument(
+        "--deck",
+        default=None,
+        metavar="NAME",
+        help="the deck whose kept deals to use or forget (default: the model's deck)",
+    )
+    parser.add_argument(
+        "--minutes",
+        type=float,
+        default=10.0,
+        help="training time budget on this machine, both stages (default 10)",
+    )
+    parser.add_argument(
+        "--detector",
+        default="auto",
+        choices=["auto", "on", "off"],
+        help="fine-tune the index detector too: auto (where it misses indices), on, off",
+    )
+    parser.add_argument(
+        "--background",
+        action="store_true",
+        help="learn in a detached low-priority process; `scorekeeper models` shows progress",
+    )
+    parser.add_argument(
+        "--forget",
+        action="store_true",
+        help="delete the kept deals of the deck (with --all: of every deck) and stop",
+    )
     parser.add_argument("--all", action="store_true", help="with --forget: every deck's kept deals")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
     parser.set_defaults(handler=run)
@@ -88,7 +110,9 @@ def _base_model(args: argparse.Namespace) -> Path:
     if not models:
         raise ScorekeeperError(_unknown_deck(deck))
     active = active_model_name()
-    preferred = sorted(models, key=lambda m: (m.name != active, m.name != f"{deck}-play", m.name != deck))
+    preferred = sorted(
+        models, key=lambda m: (m.name != active, m.name != f"{deck}-play", m.name != deck)
+    )
     return preferred[0].folder
 
 
@@ -98,8 +122,10 @@ def _unknown_deck(deck: str) -> str:
     from scorekeeper.vision.registry import installed_models
 
     known = sorted({deck_name(m.folder) for m in installed_models()} | set(decks_with_kept_deals()))
-    return (f"deck {deck!r} is unknown (known decks: {', '.join(known) or 'none'}): enrol it with "
-            "`scorekeeper enrol`, or name one of those")
+    return (
+        f"deck {deck!r} is unknown (known decks: {', '.join(known) or 'none'}): enrol it with "
+        "`scorekeeper enrol`, or name one of those"
+    )
 
 
 def _forget(args: argparse.Namespace) -> int:
@@ -119,8 +145,17 @@ def _forget(args: argparse.Namespace) -> int:
                 raise ScorekeeperError(_unknown_deck(deck))
         forgotten = forget(deck)
     if args.json:
-        print(json.dumps({"forgotten": [{"deck": f.deck, "deals": f.deals, "megabytes": round(f.megabytes, 2)}
-                                        for f in forgotten]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "forgotten": [
+                        {"deck": f.deck, "deals": f.deals, "megabytes": round(f.megabytes, 2)}
+                        for f in forgotten
+                    ]
+                },
+                indent=2,
+            )
+        )
     elif not forgotten:
         print("no kept deals to delete")
     for item in forgotten if not args.json else ():
@@ -142,9 +177,20 @@ def _learn(args: argparse.Namespace, plan: Any) -> int:
 
     result = learn(plan, progress=progress, log=lambda line: print(line, file=sys.stderr))
     if args.json:
-        print(json.dumps({"deck": plan.deck, "model": str(result.model) if result.model else None,
-                          "before": result.before, "after": result.after, "active": result.better,
-                          "chosen": result.chosen, "minutes": result.minutes}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "deck": plan.deck,
+                    "model": str(result.model) if result.model else None,
+                    "before": result.before,
+                    "after": result.after,
+                    "active": result.better,
+                    "chosen": result.chosen,
+                    "minutes": result.minutes,
+                },
+                indent=2,
+            )
+        )
     else:
         print(result.line())
     return 0
@@ -155,13 +201,31 @@ def _detach(args: argparse.Namespace, plan: Any) -> int:
 
     plan.work.mkdir(parents=True, exist_ok=True)
     log = plan.work / "learn.log"
-    command = [sys.executable, "-m", "scorekeeper", "learn", "--model", str(plan.base),
-               "--minutes", str(args.minutes), "--detector", args.detector, "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "scorekeeper",
+        "learn",
+        "--model",
+        str(plan.base),
+        "--minutes",
+        str(args.minutes),
+        "--detector",
+        args.detector,
+        "--json",
+    ]
     with log.open("w") as handle:
         # Lowest but one priority: a table playing on this machine keeps its frames.
-        child = subprocess.Popen(["nice", "-n", "15", *command], stdin=subprocess.DEVNULL, stdout=handle,
-                                 stderr=subprocess.STDOUT, start_new_session=True)
+        child = subprocess.Popen(
+            ["nice", "-n", "15", *command],
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     write_progress(plan.name, "starting", 0.0, None, pid=child.pid, kind="learning")
-    print(f"learning from the kept deals of deck {plan.deck} in the background (pid {child.pid}); "
-          f"`scorekeeper models` shows progress; log: {log}")
+    print(
+        f"learning from the kept deals of deck {plan.deck} in the background (pid {child.pid}); "
+        f"`scorekeeper models` shows progress; log: {log}"
+    )
     return 0

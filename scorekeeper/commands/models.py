@@ -17,12 +17,15 @@ def register(subparsers: Any) -> None:
         "models",
         help="list the card-reader models and choose the default",
         description=(
-            "List the installed card-reader models (shipped and enrolled), "
-            "marking the active one."
+            "List the installed card-reader models (shipped and enrolled), marking the active one."
         ),
     )
-    parser.add_argument("--use", metavar="NAME", default=None,
-                        help="make NAME the default model for run and detect (sueca-reader: the shipped one)")
+    parser.add_argument(
+        "--use",
+        metavar="NAME",
+        default=None,
+        help="make NAME the default model for run and detect (sueca-reader: the shipped one)",
+    )
     parser.add_argument("--json", action="store_true", help="print a JSON list")
     parser.set_defaults(handler=run)
 
@@ -36,14 +39,27 @@ def run(args: argparse.Namespace) -> int:
     models = installed_models()
     jobs = running_jobs()
     if args.json:
-        print(json.dumps({"models": [{**m.to_json(), "summary": describe(m), **taught(m)} for m in models],
-                          "enrolling": jobs}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "models": [
+                        {**m.to_json(), "summary": describe(m), **taught(m)} for m in models
+                    ],
+                    "enrolling": jobs,
+                },
+                indent=2,
+            )
+        )
         return 0
     for model in models:
         mark = "*" if model.active else " "
         print(f"{mark} {model.name:<20} {model.origin:<9} {describe(model)}".rstrip())
     for job in jobs:
-        left = f", ~{job['seconds_left'] / 60:.0f} min left" if job.get("seconds_left") is not None else ""
+        left = (
+            f", ~{job['seconds_left'] / 60:.0f} min left"
+            if job.get("seconds_left") is not None
+            else ""
+        )
         kind = job.get("kind", "enrolling")
         print(f"  {job['name']:<20} {kind}: {job['stage']} {100 * job['fraction']:.0f}%{left}")
     return 0
@@ -55,9 +71,12 @@ def taught(model: Any) -> dict[str, Any]:
     if not record:
         return {}
     learned = record.get("learned_from") or {"deck": record.get("deck"), "deals": 0}
-    return {"learned_from": {"deck": learned.get("deck"), "deals": int(learned.get("deals", 0))},
-            "judged_on": record.get("judged_on", "held-back scenes of the deck"),
-            "before": record.get("before", {}), "after": record.get("after", {})}
+    return {
+        "learned_from": {"deck": learned.get("deck"), "deals": int(learned.get("deals", 0))},
+        "judged_on": record.get("judged_on", "held-back scenes of the deck"),
+        "before": record.get("before", {}),
+        "after": record.get("after", {}),
+    }
 
 
 def describe(model: Any) -> str:
@@ -69,8 +88,10 @@ def describe(model: Any) -> str:
     sources = [f"deck {learned['deck']} faces"] if learned.get("deck") else []
     if learned["deals"]:
         sources.append(f"{learned['deals']} deal{'s' if learned['deals'] != 1 else ''} of play")
-    return (f"learned from {' + '.join(sources) or 'nothing recorded'}: card P/R "
-            f"{_pr(facts['after'])} on {facts['judged_on']} (model it started from: {_pr(facts['before'])})")
+    return (
+        f"learned from {' + '.join(sources) or 'nothing recorded'}: card P/R "
+        f"{_pr(facts['after'])} on {facts['judged_on']} (model it started from: {_pr(facts['before'])})"
+    )
 
 
 def _pr(figures: dict[str, Any]) -> str:

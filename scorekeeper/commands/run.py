@@ -30,34 +30,61 @@ def register(subparsers: Any) -> None:
     add_session_options(parser)
     add_rules_option(parser, what="the rules a new match starts with (default: tournament rules)")
     add_seat_options(parser)
-    parser.add_argument("--geometry", metavar="FILE", help="table geometry JSON: play area and seat sides")
-    parser.add_argument("--no-keep-deals", action="store_true",
-                        help="do not keep the finished deals' card tiles for `scorekeeper learn`")
+    parser.add_argument(
+        "--geometry", metavar="FILE", help="table geometry JSON: play area and seat sides"
+    )
+    parser.add_argument(
+        "--no-keep-deals",
+        action="store_true",
+        help="do not keep the finished deals' card tiles for `scorekeeper learn`",
+    )
     parser.set_defaults(handler=run)
 
 
 def add_session_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--db", metavar="PATH", help="event store file (default: in the user's data folder)")
+    parser.add_argument(
+        "--db", metavar="PATH", help="event store file (default: in the user's data folder)"
+    )
     add_pin_options(parser)
     parser.add_argument("--table", default="mesa", help="table id in the store (default: mesa)")
-    parser.add_argument("--host", default="0.0.0.0", help="address the page listens on (default: all)")
+    parser.add_argument(
+        "--host", default="0.0.0.0", help="address the page listens on (default: all)"
+    )
     parser.add_argument("--port", type=int, default=8000, help="port of the page (default: 8000)")
-    parser.add_argument("--model", help="card reader model folder or installed name "
-                                         "(`scorekeeper models`; default: the active one)")
+    parser.add_argument(
+        "--model",
+        help="card reader model folder or installed name "
+        "(`scorekeeper models`; default: the active one)",
+    )
     parser.add_argument("--no-qr", action="store_true", help="do not print the QR code")
-    parser.add_argument("--tournament", metavar="URL",
-                        help="also push the table's log to this tournament server (the table keeps its own)")
-    parser.add_argument("--table-key", metavar="KEY", help="the key the organiser gave this table (with --tournament)")
-    parser.add_argument("--confirm-next-match", action="store_true",
-                        help="once a match is won, wait for \"Nova partida\" on the page instead of "
-                             "starting the next match at the next trunfo")
+    parser.add_argument(
+        "--tournament",
+        metavar="URL",
+        help="also push the table's log to this tournament server (the table keeps its own)",
+    )
+    parser.add_argument(
+        "--table-key",
+        metavar="KEY",
+        help="the key the organiser gave this table (with --tournament)",
+    )
+    parser.add_argument(
+        "--confirm-next-match",
+        action="store_true",
+        help='once a match is won, wait for "Nova partida" on the page instead of '
+        "starting the next match at the next trunfo",
+    )
 
 
 def add_pin_options(parser: argparse.ArgumentParser) -> None:
     pins = parser.add_mutually_exclusive_group()
-    pins.add_argument("--pin", help="set the table PIN for corrections (4-12 digits); kept, hashed, in the store")
-    pins.add_argument("--new-pin", action="store_true",
-                      help="draw a new random PIN (default: keep the one set before, or draw one the first time)")
+    pins.add_argument(
+        "--pin", help="set the table PIN for corrections (4-12 digits); kept, hashed, in the store"
+    )
+    pins.add_argument(
+        "--new-pin",
+        action="store_true",
+        help="draw a new random PIN (default: keep the one set before, or draw one the first time)",
+    )
 
 
 def check_tournament_options(args: argparse.Namespace) -> None:
@@ -65,7 +92,9 @@ def check_tournament_options(args: argparse.Namespace) -> None:
     from scorekeeper.tournament.pusher import PusherError, check_url
 
     if bool(args.tournament) != bool(args.table_key):
-        raise PusherError("--tournament and --table-key go together: the server's address and this table's key")
+        raise PusherError(
+            "--tournament and --table-key go together: the server's address and this table's key"
+        )
     if args.tournament:
         check_url(args.tournament)
 
@@ -110,8 +139,11 @@ def play_keeper(model: str | None, table_id: str) -> Any:
     from scorekeeper.training.adapt import deck_name
     from scorekeeper.vision.registry import find_model
 
-    return PlayKeeper(deck=deck_name(find_model(model)), table_id=table_id,
-                      log=lambda line: print(line, file=sys.stderr))
+    return PlayKeeper(
+        deck=deck_name(find_model(model)),
+        table_id=table_id,
+        log=lambda line: print(line, file=sys.stderr),
+    )
 
 
 def learning_hint(keeper: Any) -> str:
@@ -121,9 +153,11 @@ def learning_hint(keeper: Any) -> str:
     kept = kept_summary(keeper.deck)
     if not kept["deals"]:
         return ""
-    return (f"{kept['deals']} deals of deck {keeper.deck} kept for learning ({keeper.kept} this "
-            f"session, {kept['megabytes']} MB, card tiles only): `scorekeeper learn --background` "
-            "teaches the reader from them, `scorekeeper learn --forget` deletes them")
+    return (
+        f"{kept['deals']} deals of deck {keeper.deck} kept for learning ({keeper.kept} this "
+        f"session, {kept['megabytes']} MB, card tiles only): `scorekeeper learn --background` "
+        "teaches the reader from them, `scorekeeper learn --forget` deletes them"
+    )
 
 
 def reader_factory(model: str | None) -> Any:
@@ -147,22 +181,31 @@ def serve_session(session: Any, args: argparse.Namespace, *, hold_page: bool) ->
     store = session.open_store()
     pusher = start_pusher(args, store, session.table_id)
     pin, origin = resolve_pin(session.database, pin=args.pin, new=args.new_pin)
-    app = create_app({
-        "DATABASE": session.database, "PIN": pin, "DEFAULT_TABLE": session.table_id,
-        "LIVE_STATUS": session.status.snapshot, "CONFIRM_NEXT_MATCH": session.confirm_next_match,
-    })
+    app = create_app(
+        {
+            "DATABASE": session.database,
+            "PIN": pin,
+            "DEFAULT_TABLE": session.table_id,
+            "LIVE_STATUS": session.status.snapshot,
+            "CONFIRM_NEXT_MATCH": session.confirm_next_match,
+        }
+    )
     session.status.set_listener(lambda: notify_live(app))
     page = make_page_server(app, args.host, args.port)
     page.start_in_background()
     announce(page, pin=pin, pin_origin=origin, database=session.database, qr=not args.no_qr)
 
     session.on_event = printer(
-        store, session.table_id,
-        waiting=lambda: session.waiting_for_next_match, confirm_next_match=session.confirm_next_match,
+        store,
+        session.table_id,
+        waiting=lambda: session.waiting_for_next_match,
+        confirm_next_match=session.confirm_next_match,
     )
     try:
         stats = session.run(store)
-        print(f"Source ended after {stats.frames_seen} frames ({stats.read_fps:.1f} frames/s read).")
+        print(
+            f"Source ended after {stats.frames_seen} frames ({stats.read_fps:.1f} frames/s read)."
+        )
         if hold_page:
             print("The page stays up: Ctrl-C stops.", flush=True)
             page.wait()
@@ -185,7 +228,9 @@ def start_pusher(args: argparse.Namespace, store: Any, table_id: str) -> Any:
     from scorekeeper.tournament.pusher import Pusher
 
     url = args.tournament.rstrip("/")
-    pusher = Pusher(store, table_id, url, args.table_key, warn=lambda line: print(line, file=sys.stderr))
+    pusher = Pusher(
+        store, table_id, url, args.table_key, warn=lambda line: print(line, file=sys.stderr)
+    )
     store.subscribe(lambda table, seq: pusher.wake())
     print(f"Pushing table {table_id!r} to the tournament at {url}", flush=True)
     return pusher.start()

@@ -74,8 +74,16 @@ def kept_deals(deck: str) -> list[KeptDeal]:
     return deals
 
 
-def keep_deal(deck: str, tiles: Sequence[Tile], *, table: str, plays: Sequence[str], turned: str,
-              corrected: Sequence[int], recorded: str | None = None) -> Path | None:
+def keep_deal(
+    deck: str,
+    tiles: Sequence[Tile],
+    *,
+    table: str,
+    plays: Sequence[str],
+    turned: str,
+    corrected: Sequence[int],
+    recorded: str | None = None,
+) -> Path | None:
     """Write one accepted deal's tiles, then hold the cap; returns its folder (None: no tiles)."""
     import cv2
 
@@ -100,17 +108,27 @@ def keep_deal(deck: str, tiles: Sequence[Tile], *, table: str, plays: Sequence[s
         if not ok:
             continue
         (partial / "tiles" / f"{stem}.jpg").write_bytes(encoded.tobytes())
-        (partial / "tiles" / f"{stem}.txt").write_text("\n".join(tile.yolo_rows()) + "\n", encoding="utf-8")
+        (partial / "tiles" / f"{stem}.txt").write_text(
+            "\n".join(tile.yolo_rows()) + "\n", encoding="utf-8"
+        )
         index[stem] = {"origin": list(tile.origin), "frame_size": list(tile.frame_size)}
-    record = {"recorded": stamp, "table": table, "plays": list(plays), "turned": turned,
-              "corrected": sorted(corrected), "tiles": index}
+    record = {
+        "recorded": stamp,
+        "table": table,
+        "plays": list(plays),
+        "turned": turned,
+        "corrected": sorted(corrected),
+        "tiles": index,
+    }
     (partial / DEAL_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     partial.rename(final)  # a half-written deal is never read as a kept one
     hold_cap(deck)
     return final
 
 
-def hold_cap(deck: str, *, max_deals: int | None = None, max_megabytes: float | None = None) -> list[Path]:
+def hold_cap(
+    deck: str, *, max_deals: int | None = None, max_megabytes: float | None = None
+) -> list[Path]:
     """Drop the oldest deals until the deck is within both caps (default :data:`MAX_DEALS`,
     :data:`MAX_MEGABYTES`); returns what was dropped."""
     max_deals = MAX_DEALS if max_deals is None else max_deals
@@ -139,8 +157,13 @@ class Forgotten:
 def forget(deck: str | None = None) -> list[Forgotten]:
     """Delete the kept deals of ``deck`` (None: of every deck); what was deleted, per deck."""
     root = play_root()
-    decks = [deck] if deck is not None else sorted(p.name for p in root.iterdir() if p.is_dir()) \
-        if root.is_dir() else []
+    decks = (
+        [deck]
+        if deck is not None
+        else sorted(p.name for p in root.iterdir() if p.is_dir())
+        if root.is_dir()
+        else []
+    )
     out = []
     for name in decks:
         folder = play_dir(name)

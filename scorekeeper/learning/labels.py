@@ -83,8 +83,9 @@ MIN_CORNER_SHARE = 0.25
 in (and twice): a one-frame misread elsewhere makes no corner."""
 
 
-def spots_of_deal(frames: Sequence[SampledFrame], events: Iterable[Event],
-                  plays: Sequence[str]) -> list[Spot]:
+def spots_of_deal(
+    frames: Sequence[SampledFrame], events: Iterable[Event], plays: Sequence[str]
+) -> list[Spot]:
     """The spots of a deal's plays, named by ``plays`` (the record's 40 card notations, in order)."""
     events = list(events)
     claims: dict[int, dict[Card, int]] = {}
@@ -97,7 +98,10 @@ def spots_of_deal(frames: Sequence[SampledFrame], events: Iterable[Event],
     last_frame = max((f.frame for f in frames), default=0)
     spots: list[Spot] = []
     for trick, read in sorted(claims.items()):
-        truth = {Card.parse(text) for text in plays[(trick - 1) * CARDS_PER_TRICK:trick * CARDS_PER_TRICK]}
+        truth = {
+            Card.parse(text)
+            for text in plays[(trick - 1) * CARDS_PER_TRICK : trick * CARDS_PER_TRICK]
+        }
         if len(truth) != CARDS_PER_TRICK:
             continue
         later = [first for t, cards in claims.items() if t > trick for first in cards.values()]
@@ -110,12 +114,21 @@ def spots_of_deal(frames: Sequence[SampledFrame], events: Iterable[Event],
         if len(unnamed) == 1 and len(free) == 1:
             named[unnamed[0]] = next(iter(free))
         for read_as, card in named.items():
-            spots.append(Spot(card=card, read_as=read_as, corners=located[read_as],
-                              first_frame=read[read_as], last_frame=end))
+            spots.append(
+                Spot(
+                    card=card,
+                    read_as=read_as,
+                    corners=located[read_as],
+                    first_frame=read[read_as],
+                    last_frame=end,
+                )
+            )
     return spots
 
 
-def corner_places(frames: Sequence[SampledFrame], card: Card, first: int, last: int) -> tuple[Box, ...]:
+def corner_places(
+    frames: Sequence[SampledFrame], card: Card, first: int, last: int
+) -> tuple[Box, ...]:
     """Where ``card``'s corner indices lay between two frames: the indices read as it inside its
     detection, grouped by place, each place's median box (see :data:`MIN_CORNER_SHARE`)."""
     groups: list[list[Box]] = []

@@ -124,26 +124,34 @@ def write_frames(deals: Sequence[KeptDeal], out: Path, *, val_every: int | None)
             canvas = np.full((height, width, 3), CANVAS_GREY, np.uint8)
             th, tw = tile.shape[:2]
             th, tw = min(th, height - y), min(tw, width - x)
-            canvas[y:y + th, x:x + tw] = tile[:th, :tw]
+            canvas[y : y + th, x : x + tw] = tile[:th, :tw]
             rows = []
             for line in label.read_text(encoding="utf-8").splitlines():
                 parts = line.split()
                 if len(parts) != 5:
                     continue
                 cls, cx, cy, bw, bh = int(parts[0]), *(float(v) for v in parts[1:])
-                rows.append(f"{cls} {(x + cx * tile.shape[1]) / width:.6f} "
-                            f"{(y + cy * tile.shape[0]) / height:.6f} {bw * tile.shape[1] / width:.6f} "
-                            f"{bh * tile.shape[0] / height:.6f}")
+                rows.append(
+                    f"{cls} {(x + cx * tile.shape[1]) / width:.6f} "
+                    f"{(y + cy * tile.shape[0]) / height:.6f} {bw * tile.shape[1] / width:.6f} "
+                    f"{bh * tile.shape[0] / height:.6f}"
+                )
             split = "val" if val_every is None or count % val_every == val_every - 1 else "train"
             name = f"{deal.folder.name}-{stem}"
-            cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), canvas, [cv2.IMWRITE_JPEG_QUALITY, 95])
-            (out / "labels" / split / f"{name}.txt").write_text("\n".join(rows) + "\n", encoding="utf-8")
+            cv2.imwrite(
+                str(out / "images" / split / f"{name}.jpg"), canvas, [cv2.IMWRITE_JPEG_QUALITY, 95]
+            )
+            (out / "labels" / split / f"{name}.txt").write_text(
+                "\n".join(rows) + "\n", encoding="utf-8"
+            )
             count += 1
     (out / "data.yaml").write_text(data_yaml(single_class=False), encoding="utf-8")
     return out
 
 
-def teaching_set(plan: LearnPlan, taught: Sequence[KeptDeal], held: Sequence[KeptDeal]) -> TeachingSet:
+def teaching_set(
+    plan: LearnPlan, taught: Sequence[KeptDeal], held: Sequence[KeptDeal]
+) -> TeachingSet:
     deck = plan.deck
     train = [write_frames(taught, plan.work / "play-taught", val_every=10)]
     judged = write_frames(held, plan.work / "play-held-out", val_every=None)
@@ -154,13 +162,25 @@ def teaching_set(plan: LearnPlan, taught: Sequence[KeptDeal], held: Sequence[Kep
         if (scenes / "crops").is_dir():
             crop_sets.append(scenes / "crops")
     pack = decks_dir() / deck
-    faces = deck_face_crops(pack, per_index=12, seed=plan.seed) if (pack / "Ah.png").is_file() else None
-    return TeachingSet(train=train, judged=labelled_set(judged), crop_sets=crop_sets, face_crops=faces,
-                       judged_on=f"{len(held)} held-out deal{'s' if len(held) != 1 else ''} of play")
+    faces = (
+        deck_face_crops(pack, per_index=12, seed=plan.seed) if (pack / "Ah.png").is_file() else None
+    )
+    return TeachingSet(
+        train=train,
+        judged=labelled_set(judged),
+        crop_sets=crop_sets,
+        face_crops=faces,
+        judged_on=f"{len(held)} held-out deal{'s' if len(held) != 1 else ''} of play",
+    )
 
 
-def learn(plan: LearnPlan, *, progress: Progress | None = None, log: Log = print,
-          trainer: Trainer | None = None) -> AdaptResult:
+def learn(
+    plan: LearnPlan,
+    *,
+    progress: Progress | None = None,
+    log: Log = print,
+    trainer: Trainer | None = None,
+) -> AdaptResult:
     """Fine-tune ``plan.base`` on the deck's kept deals; the new model is kept only if better."""
     check_detector_mode(plan.detector)
     deals = check_deals(plan.deck)
@@ -169,8 +189,14 @@ def learn(plan: LearnPlan, *, progress: Progress | None = None, log: Log = print
         progress("frames", 0.0, None)
     teaching = teaching_set(plan, taught, held)
     job = AdaptJob(
-        name=plan.name, base=plan.base, work=plan.work, minutes=plan.minutes, detector=plan.detector,
-        seed=plan.seed, threads=plan.threads, install_when_worse=False,
+        name=plan.name,
+        base=plan.base,
+        work=plan.work,
+        minutes=plan.minutes,
+        detector=plan.detector,
+        seed=plan.seed,
+        threads=plan.threads,
+        install_when_worse=False,
         learned_from={"deals": len(taught), "deal_ids": [d.folder.name for d in taught]},
         extra_record={"deck": plan.deck, "taught_deals": len(taught), "held_out_deals": len(held)},
     )
@@ -180,5 +206,9 @@ def learn(plan: LearnPlan, *, progress: Progress | None = None, log: Log = print
 def kept_summary(deck: str) -> dict[str, Any]:
     deals = kept_deals(deck)
     size = sum(d.size_bytes for d in deals)
-    return {"deck": deck, "deals": len(deals), "megabytes": round(size / 1e6, 1),
-            "tiles": sum(len(d.tiles) for d in deals)}
+    return {
+        "deck": deck,
+        "deals": len(deals),
+        "megabytes": round(size / 1e6, 1),
+        "tiles": sum(len(d.tiles) for d in deals),
+    }

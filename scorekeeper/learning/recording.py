@@ -90,8 +90,13 @@ class PlayKeeper:
 
     # -- frames ----------------------------------------------------------------------------------
 
-    def note(self, frame_index: int, frame_bgr: np.ndarray, readings: list[Any],
-             detections: FrameDetections) -> None:
+    def note(
+        self,
+        frame_index: int,
+        frame_bgr: np.ndarray,
+        readings: list[Any],
+        detections: FrameDetections,
+    ) -> None:
         import cv2
 
         if frame_index % self._stride or self._geometry is None:
@@ -101,18 +106,29 @@ class PlayKeeper:
         grow_x, grow_y = PLAY_AREA_GROWTH * (x2 - x1), PLAY_AREA_GROWTH * (y2 - y1)
         rx1, ry1 = max(0, int(x1 - grow_x)), max(0, int(y1 - grow_y))
         rx2, ry2 = min(width, int(x2 + grow_x)), min(height, int(y2 + grow_y))
-        sightings = [IndexSighting(box=tuple(float(v) for v in r.box), label=int(r.label),  # type: ignore[arg-type]
-                                   prob=float(r.probs[r.label])) for r in readings]
-        inside = [s for s in sightings if rx1 <= (s.box[0] + s.box[2]) / 2 <= rx2
-                  and ry1 <= (s.box[1] + s.box[3]) / 2 <= ry2]
+        sightings = [
+            IndexSighting(
+                box=tuple(float(v) for v in r.box),
+                label=int(r.label),  # type: ignore[arg-type]
+                prob=float(r.probs[r.label]),
+            )
+            for r in readings
+        ]
+        inside = [
+            s
+            for s in sightings
+            if rx1 <= (s.box[0] + s.box[2]) / 2 <= rx2 and ry1 <= (s.box[1] + s.box[3]) / 2 <= ry2
+        ]
         if not inside or rx2 <= rx1 or ry2 <= ry1:
             return
-        ok, encoded = cv2.imencode(".jpg", frame_bgr[ry1:ry2, rx1:rx2],
-                                   [cv2.IMWRITE_JPEG_QUALITY, REGION_JPEG_QUALITY])
+        ok, encoded = cv2.imencode(
+            ".jpg", frame_bgr[ry1:ry2, rx1:rx2], [cv2.IMWRITE_JPEG_QUALITY, REGION_JPEG_QUALITY]
+        )
         if not ok:
             return
-        sample = SampledFrame(frame=frame_index, sightings=inside,
-                              cards={d.card: d.box for d in detections.cards})
+        sample = SampledFrame(
+            frame=frame_index, sightings=inside, cards={d.card: d.box for d in detections.cards}
+        )
         self._buffer.append(_Noted(sample, encoded.tobytes(), (rx1, ry1), (width, height)))
 
     # -- events ----------------------------------------------------------------------------------
@@ -161,7 +177,10 @@ class PlayKeeper:
         crops by another deal's record would teach the reader wrong names."""
         folded = self._store.folded(self.table_id)
         deals = folded.record["deals"]
-        if not deals or str(deals[-1].get("trump", deals[-1].get("turned"))) != started.turned.notation:
+        if (
+            not deals
+            or str(deals[-1].get("trump", deals[-1].get("turned"))) != started.turned.notation
+        ):
             return 0, 0
         return len(folded.matches), len(deals)
 
@@ -178,8 +197,17 @@ class PlayKeeper:
             return
         plays, turned = accepted
         tiles, corrected = label_deal(deal.noted, deal.events, plays)
-        if keep_deal(self.deck, tiles, table=self.table_id, plays=plays, turned=turned,
-                     corrected=corrected) is not None:
+        if (
+            keep_deal(
+                self.deck,
+                tiles,
+                table=self.table_id,
+                plays=plays,
+                turned=turned,
+                corrected=corrected,
+            )
+            is not None
+        ):
             self.kept += 1
 
     def _accepted_record(self, deal: _Deal) -> tuple[list[str], str] | None:
@@ -201,8 +229,9 @@ class PlayKeeper:
         return plays, str(record.get("trump", record.get("turned", "")))  # the turned card
 
 
-def label_deal(noted: list[_Noted], events: list[game.Event],
-               plays: list[str]) -> tuple[list[Tile], list[int]]:
+def label_deal(
+    noted: list[_Noted], events: list[game.Event], plays: list[str]
+) -> tuple[list[Tile], list[int]]:
     """The deal's tiles named by ``plays``, and the plays (from 1) whose read the record corrected."""
     import cv2
 
@@ -215,8 +244,9 @@ def label_deal(noted: list[_Noted], events: list[game.Event],
         region = cv2.imdecode(np.frombuffer(item.region, np.uint8), cv2.IMREAD_COLOR)
         if region is None:
             continue
-        tile = card_tile(region, item.origin, item.frame_size, item.sample.frame,
-                         item.sample.sightings, names)
+        tile = card_tile(
+            region, item.origin, item.frame_size, item.sample.frame, item.sample.sightings, names
+        )
         if tile is not None:
             tiles.append(tile)
     corrected = sorted(plays.index(spot.card.notation) + 1 for spot in spots if spot.corrected)
@@ -241,8 +271,12 @@ class _NotingReader:
             return detections
         config = self._reader.config
         readings = self._reader.read_indices(frame_bgr)
-        cards = combine_indices(readings, card_prob=config.card_prob, corner_reach=config.corner_reach)
+        cards = combine_indices(
+            readings, card_prob=config.card_prob, corner_reach=config.corner_reach
+        )
         height, width = frame_bgr.shape[:2]
-        detections = FrameDetections(frame_index=frame_index, cards=cards, width=width, height=height)
+        detections = FrameDetections(
+            frame_index=frame_index, cards=cards, width=width, height=height
+        )
         self._keeper.note(frame_index, frame_bgr, readings, detections)
         return detections

@@ -41,17 +41,27 @@ class Tile:
         height, width = self.image.shape[:2]
         rows = []
         for card, (x1, y1, x2, y2) in self.boxes:
-            rows.append(f"{card.index} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
-                        f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+            rows.append(
+                f"{card.index} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+                f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
+            )
         return rows
 
 
-def card_tile(region: np.ndarray, origin: tuple[int, int], frame_size: tuple[int, int], frame: int,
-              sightings: Sequence[IndexSighting], names: Sequence[Card | None]) -> Tile | None:
+def card_tile(
+    region: np.ndarray,
+    origin: tuple[int, int],
+    frame_size: tuple[int, int],
+    frame: int,
+    sightings: Sequence[IndexSighting],
+    names: Sequence[Card | None],
+) -> Tile | None:
     """The tile of ``region`` (a part of the frame whose top-left is at ``origin``) around the
     sightings ``names`` names; None when it names none."""
     ox, oy = origin
-    named = [(card, _shift(s.box, -ox, -oy)) for s, card in zip(sightings, names) if card is not None]
+    named = [
+        (card, _shift(s.box, -ox, -oy)) for s, card in zip(sightings, names) if card is not None
+    ]
     if not named:
         return None
     height, width = region.shape[:2]
@@ -71,7 +81,9 @@ def card_tile(region: np.ndarray, origin: tuple[int, int], frame_size: tuple[int
             mx2, my2 = int(box[2] - x1) + 3, int(box[3] - y1) + 3
             tile[my1:my2, mx1:mx2] = MASK_GREY
     boxes = tuple((card, _clip(_shift(box, -x1, -y1), x2 - x1, y2 - y1)) for card, box in named)
-    return Tile(frame=frame, image=tile, origin=(ox + x1, oy + y1), frame_size=frame_size, boxes=boxes)
+    return Tile(
+        frame=frame, image=tile, origin=(ox + x1, oy + y1), frame_size=frame_size, boxes=boxes
+    )
 
 
 def _shift(box: Box, dx: float, dy: float) -> Box:
@@ -79,4 +91,9 @@ def _shift(box: Box, dx: float, dy: float) -> Box:
 
 
 def _clip(box: Box, width: int, height: int) -> Box:
-    return (max(0.0, box[0]), max(0.0, box[1]), min(float(width), box[2]), min(float(height), box[3]))
+    return (
+        max(0.0, box[0]),
+        max(0.0, box[1]),
+        min(float(width), box[2]),
+        min(float(height), box[3]),
+    )

@@ -67,7 +67,8 @@ class TableSession:
     def run(self, store: Store) -> LoopStats:
         """Open the source and the reader (one-line errors), then follow the game to the end."""
         self.capture = ResilientCapture(
-            SourceSpec(self.source), on_status=lambda state, detail: self.status.update(state, detail)
+            SourceSpec(self.source),
+            on_status=lambda state, detail: self.status.update(state, detail),
         )
         self.capture.open()
         reader = self.reader_factory()
@@ -87,14 +88,21 @@ class TableSession:
             on_event = _both(self.on_event, keeper.on_event)
         try:
             stats = run_loop(
-                self.capture, reader, tracker, self.recorder, realtime=self.realtime, on_event=on_event
+                self.capture,
+                reader,
+                tracker,
+                self.recorder,
+                realtime=self.realtime,
+                on_event=on_event,
             )
         finally:
             if keeper is not None:
                 keeper.close()
         if self.recorder.held:
-            self.warn(f"{len(self.recorder.held)} events of the deal after the won match "
-                      'were not stored: the source ended before "Nova partida"')
+            self.warn(
+                f"{len(self.recorder.held)} events of the deal after the won match "
+                'were not stored: the source ended before "Nova partida"'
+            )
         return stats
 
     @property
@@ -110,7 +118,9 @@ class TableSession:
         if record.deals:
             number = len(record.deals)
             last = record.deals[-1]
-            deal = Deal.start(dealer=last.dealer, turned=last.turned, rules=record.rules).play_all(last.plays)
+            deal = Deal.start(dealer=last.dealer, turned=last.turned, rules=record.rules).play_all(
+                last.plays
+            )
             if not deal.is_complete and last.thrown_in is None:
                 tracker.resume(deal, number=number)
         return tracker

@@ -130,9 +130,18 @@ DOUBT_MARGIN = 2 * RENUNCIA_COST
 that card) costs less than this more: the deal is near a tie there, which the table settles."""
 
 
-def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: Rules | None = None,
-                 decided: Sequence[Card] | None = None, decided_turned: Card | None = None,
-                 doubts: bool = False, deck_swaps: bool = True, firm: bool = False) -> Decoded | None:
+def decode_plays(
+    *,
+    dealer: int,
+    turned: Reads,
+    plays: Sequence[Reads],
+    rules: Rules | None = None,
+    decided: Sequence[Card] | None = None,
+    decided_turned: Card | None = None,
+    doubts: bool = False,
+    deck_swaps: bool = True,
+    firm: bool = False,
+) -> Decoded | None:
     """The likeliest cards of a deal's plays and turned card, whichever play the turned card
     was: still in the dealer's hand, or each play whose reads name a card the turned card's
     reads name (the rules refuse it from another seat than the dealer's, and which seat played
@@ -148,9 +157,18 @@ def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: R
         evidence = row.weighed()
         if any(explains(evidence, card) for card in named & evidence.keys()):
             tries.append(i)
-    found = [decode_deal(dealer=dealer, turned=turned, plays=plays, turned_play=t, rules=rules,
-                         wide=firm,
-                         start=_start(plays, decided, decided_turned, t)) for t in tries]
+    found = [
+        decode_deal(
+            dealer=dealer,
+            turned=turned,
+            plays=plays,
+            turned_play=t,
+            rules=rules,
+            wide=firm,
+            start=_start(plays, decided, decided_turned, t),
+        )
+        for t in tries
+    ]
     decoded = [d for d in found if d is not None]
     if not decoded:
         return None
@@ -162,21 +180,33 @@ def decode_plays(*, dealer: int, turned: Reads, plays: Sequence[Reads], rules: R
         relabelled = deck_swapped_reads(given, best.cards)
         if relabelled is None:
             break
-        again = decode_plays(dealer=dealer, turned=turned, plays=relabelled, rules=rules,
-                             decided=decided, decided_turned=decided_turned, deck_swaps=False,
-                             firm=firm)
+        again = decode_plays(
+            dealer=dealer,
+            turned=turned,
+            plays=relabelled,
+            rules=rules,
+            decided=decided,
+            decided_turned=decided_turned,
+            deck_swaps=False,
+            firm=firm,
+        )
         if again is None or again.cards == best.cards:
             break
         best, plays = again, relabelled
     if not doubts:
         return best
     turned_play = best.cards.index(best.turned) if best.turned in best.cards else None
-    return _with_doubts(best, dealer=dealer, turned=turned, plays=plays, rules=rules,
-                        turned_play=turned_play)
+    return _with_doubts(
+        best, dealer=dealer, turned=turned, plays=plays, rules=rules, turned_play=turned_play
+    )
 
 
-TWIN_SUIT = {Suit.PAUS: Suit.ESPADAS, Suit.ESPADAS: Suit.PAUS, Suit.COPAS: Suit.OUROS,
-             Suit.OUROS: Suit.COPAS}
+TWIN_SUIT = {
+    Suit.PAUS: Suit.ESPADAS,
+    Suit.ESPADAS: Suit.PAUS,
+    Suit.COPAS: Suit.OUROS,
+    Suit.OUROS: Suit.COPAS,
+}
 """Each suit's partner of the same colour: the suit a reader mistakes it for."""
 
 SWAP_EXAMPLES = 2
@@ -229,10 +259,13 @@ def deck_swapped_reads(plays: Sequence[Reads], cards: Sequence[Card]) -> list[Re
     # Taken for the misread suit: a play nearer its twin than three quarters of the way from
     # the twin suit's plays to the misread suit's (a card read right may lie under a misread
     # one for a while, and its reads then name both).
-    misread = {suit: mean[TWIN_SUIT[suit]] + SWAP_REACH * (mean[suit] - mean[TWIN_SUIT[suit]])
-               for suit, values in nearness.items()
-               if len(values) >= SWAP_EXAMPLES and TWIN_SUIT[suit] in mean
-               and mean[suit] >= mean[TWIN_SUIT[suit]] + SWAP_GAP}
+    misread = {
+        suit: mean[TWIN_SUIT[suit]] + SWAP_REACH * (mean[suit] - mean[TWIN_SUIT[suit]])
+        for suit, values in nearness.items()
+        if len(values) >= SWAP_EXAMPLES
+        and TWIN_SUIT[suit] in mean
+        and mean[suit] >= mean[TWIN_SUIT[suit]] + SWAP_GAP
+    }
     if not misread:
         return None
     out: list[Reads] = []
@@ -253,15 +286,22 @@ def deck_swapped_reads(plays: Sequence[Reads], cards: Sequence[Card]) -> list[Re
     return out if changed else None
 
 
-def _start(plays: Sequence[Reads], decided: Sequence[Card] | None, decided_turned: Card | None,
-           turned_play: int | None) -> list[Card] | None:
+def _start(
+    plays: Sequence[Reads],
+    decided: Sequence[Card] | None,
+    decided_turned: Card | None,
+    turned_play: int | None,
+) -> list[Card] | None:
     if decided is None or decided_turned is None:
         return None
     cards = list(decided)
     if len(cards) < len(plays):
         weighed = plays[len(cards)].weighed()
-        free = [c for c, _ in sorted(weighed.items(), key=lambda item: -item[1])
-                if c not in cards and c != decided_turned]
+        free = [
+            c
+            for c, _ in sorted(weighed.items(), key=lambda item: -item[1])
+            if c not in cards and c != decided_turned
+        ]
         if not free:
             return None
         cards.append(free[0])
@@ -270,12 +310,25 @@ def _start(plays: Sequence[Reads], decided: Sequence[Card] | None, decided_turne
     return cards
 
 
-def _with_doubts(best: Decoded, *, dealer: int, turned: Reads, plays: Sequence[Reads],
-                 rules: Rules | None, turned_play: int | None) -> Decoded:
+def _with_doubts(
+    best: Decoded,
+    *,
+    dealer: int,
+    turned: Reads,
+    plays: Sequence[Reads],
+    rules: Rules | None,
+    turned_play: int | None,
+) -> Decoded:
     reads, turned_row = _rows(turned, plays, turned_play)
     rows = [r.weighed() for r in reads]
-    searcher = _Search(dealer=dealer, rules=rules, rows=rows, turned_row=turned_row,
-                       played=len(plays), renuncia_cost=RENUNCIA_COST)
+    searcher = _Search(
+        dealer=dealer,
+        rules=rules,
+        rows=rows,
+        turned_row=turned_row,
+        played=len(plays),
+        renuncia_cost=RENUNCIA_COST,
+    )
     cards = list(best.cards) if turned_play is not None else [*best.cards, best.turned]
     holder = {card: r for r, card in enumerate(cards)}
     base = searcher.evaluate(cards)
@@ -298,11 +351,19 @@ def _with_doubts(best: Decoded, *, dealer: int, turned: Reads, plays: Sequence[R
                 options.append(card)
         if len(options) > 1:
             found.append((i, tuple(options[:5])))
-    return Decoded(turned=best.turned, cards=best.cards, unexplained=best.unexplained,
-                   deal=best.deal, cost=best.cost, doubts=tuple(found))
+    return Decoded(
+        turned=best.turned,
+        cards=best.cards,
+        unexplained=best.unexplained,
+        deal=best.deal,
+        cost=best.cost,
+        doubts=tuple(found),
+    )
 
 
-def _rows(turned: Reads, plays: Sequence[Reads], turned_play: int | None) -> tuple[list[Reads], int]:
+def _rows(
+    turned: Reads, plays: Sequence[Reads], turned_play: int | None
+) -> tuple[list[Reads], int]:
     """One row of evidence per play, the turned card's reads added to the play that was it (or
     a row of their own while it is in the dealer's hand)."""
     reads = list(plays)
@@ -316,10 +377,17 @@ def _rows(turned: Reads, plays: Sequence[Reads], turned_play: int | None) -> tup
     return [*reads, turned], len(reads)
 
 
-def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
-                turned_play: int | None, rules: Rules | None = None,
-                start: Sequence[Card] | None = None,
-                renuncia_cost: float = RENUNCIA_COST, wide: bool = False) -> Decoded | None:
+def decode_deal(
+    *,
+    dealer: int,
+    turned: Reads,
+    plays: Sequence[Reads],
+    turned_play: int | None,
+    rules: Rules | None = None,
+    start: Sequence[Card] | None = None,
+    renuncia_cost: float = RENUNCIA_COST,
+    wide: bool = False,
+) -> Decoded | None:
     """The likeliest cards for the turned card and each play of a deal (``plays`` in order).
 
     ``turned_play``: the play that was the turned card itself (the dealer playing it), whose
@@ -350,8 +418,15 @@ def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
         chosen_rows, chosen_cols = linear_sum_assignment(costs, maximize=True)
         return [DECK[c] for _, c in sorted(zip(chosen_rows, chosen_cols, strict=True))]
 
-    searcher = _Search(dealer=dealer, rules=rules, rows=rows, turned_row=turned_row,
-                       played=len(plays), renuncia_cost=renuncia_cost, wide=wide)
+    searcher = _Search(
+        dealer=dealer,
+        rules=rules,
+        rows=rows,
+        turned_row=turned_row,
+        played=len(plays),
+        renuncia_cost=renuncia_cost,
+        wide=wide,
+    )
     by_reads = assign()
     found = [searcher.improve(by_reads)]
     if found[0] is None:
@@ -365,13 +440,19 @@ def decode_deal(*, dealer: int, turned: Reads, plays: Sequence[Reads],
         return None
     cards, deal, cost = min(results, key=lambda f: f[2])
     unexplained = tuple(i for i in range(len(plays)) if not explains(rows[i], cards[i]))
-    return Decoded(turned=cards[turned_row], cards=tuple(cards[:len(plays)]),
-                   unexplained=unexplained, deal=deal, cost=cost,
-                   doubts=_prior_doubts(searcher, by_reads, cards))
+    return Decoded(
+        turned=cards[turned_row],
+        cards=tuple(cards[: len(plays)]),
+        unexplained=unexplained,
+        deal=deal,
+        cost=cost,
+        doubts=_prior_doubts(searcher, by_reads, cards),
+    )
 
 
-def _prior_doubts(searcher: _Search, by_reads: list[Card],
-                  cards: list[Card]) -> tuple[tuple[int, tuple[Card, ...]], ...]:
+def _prior_doubts(
+    searcher: _Search, by_reads: list[Card], cards: list[Card]
+) -> tuple[tuple[int, tuple[Card, ...]], ...]:
     """Where the rules' prior took a renúncia away that the reads alone made: each play changed
     from the reads' best assignment is a doubt (the decision first), so the table sees it."""
     judged = searcher.evaluate(by_reads)
@@ -382,8 +463,9 @@ def _prior_doubts(searcher: _Search, by_reads: list[Card],
     kept = {(r.trick, r.seat) for r in final[1].revokes} if final else set()
     if made <= kept:
         return ()
-    return tuple((i, (cards[i], by_reads[i])) for i in range(searcher.played)
-                 if cards[i] != by_reads[i])
+    return tuple(
+        (i, (cards[i], by_reads[i])) for i in range(searcher.played) if cards[i] != by_reads[i]
+    )
 
 
 @dataclass(slots=True)
@@ -416,13 +498,15 @@ class _Search:
     def _evaluate(self, cards: list[Card]) -> tuple[float, Deal] | None:
         try:
             deal = Deal.start(dealer=self.dealer, turned=cards[self.turned_row], rules=self.rules)
-            deal = deal.play_all(cards[:self.played])
+            deal = deal.play_all(cards[: self.played])
         except IllegalPlayError:
             return None
         # What each row loses against its own best reading: so a hypothesis with the turned card
         # still in hand (one row more) is judged like one where the dealer played it.
-        regret = sum(best - row.get(card, 0.0)
-                     for row, best, card in zip(self.rows, self.best, cards, strict=True))
+        regret = sum(
+            best - row.get(card, 0.0)
+            for row, best, card in zip(self.rows, self.best, cards, strict=True)
+        )
         return self.renuncia_cost * len(deal.revokes) + regret, deal
 
     def improve(self, cards: list[Card]) -> tuple[list[Card], Deal, float] | None:
@@ -474,8 +558,9 @@ class _Search:
                 trial[other] = cards[row]
             yield trial
 
-    def _best_move(self, cards: list[Card], deal: Deal,
-                   cost: float) -> tuple[list[Card], float, Deal] | None:
+    def _best_move(
+        self, cards: list[Card], deal: Deal, cost: float
+    ) -> tuple[list[Card], float, Deal] | None:
         best: tuple[list[Card], float, Deal] | None = None
         for r in self._involved(cards, deal):
             for trial in self._swaps(cards, r):
@@ -491,7 +576,7 @@ class _Search:
             return []
         if self.wide:
             return [r for r, fair in enumerate(self.fair) if len(fair) > 1 or r == self.turned_row]
-        position = {card: i for i, card in enumerate(cards[:self.played])}
+        position = {card: i for i, card in enumerate(cards[: self.played])}
         rows: set[int] = {self.turned_row}
         tricks = (*deal.tricks, deal.current_trick)
         for revoke in deal.revokes:

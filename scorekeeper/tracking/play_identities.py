@@ -36,18 +36,28 @@ class PlayIdentities(TrackerRooms):
         if not self.decode:
             return run.card not in played
         # The deal's decoding may have renamed the play a run was played as, freeing its name.
-        if (any(p.run is run for p in state.trick) or any(r is run for r in state.runs.values())
-                or self._other_corner(state, run) is not None):
+        if (
+            any(p.run is run for p in state.trick)
+            or any(r is run for r in state.runs.values())
+            or self._other_corner(state, run) is not None
+        ):
             return False
         if run.card not in played:
             return True
         on_table = {p.label for p in state.trick} | {p.card for p in state.trick}
         if self._other_corner(state, run) is not None:
             return False
-        gathered = [at for at in (state.gathered_labels.get(run.card), state.gathered_at.get(run.card))
-                    if at is not None]
-        return (bool(gathered) and run.start_frame > max(gathered) and run.card not in on_table
-                and all(r is not run for r in state.runs.values()))
+        gathered = [
+            at
+            for at in (state.gathered_labels.get(run.card), state.gathered_at.get(run.card))
+            if at is not None
+        ]
+        return (
+            bool(gathered)
+            and run.start_frame > max(gathered)
+            and run.card not in on_table
+            and all(r is not run for r in state.runs.values())
+        )
 
     def _held_name(self, state: DealState, run: Run) -> Card | None:
         """The card a run held behind a hole is taken for: its name, or when that card is taken
@@ -56,8 +66,11 @@ class PlayIdentities(TrackerRooms):
         if run.card not in taken:
             return run.card
         weighed = self._spot_evidence(state, run).weighed()
-        free = [c for c, _ in sorted(weighed.items(), key=lambda item: -item[1])
-                if c not in taken and c != state.deal.turned and explains(weighed, c)]
+        free = [
+            c
+            for c, _ in sorted(weighed.items(), key=lambda item: -item[1])
+            if c not in taken and c != state.deal.turned and explains(weighed, c)
+        ]
         if not free:
             run.refused = True
             return None
@@ -78,8 +91,11 @@ class PlayIdentities(TrackerRooms):
         labels: set[Card] = set()
         for track in self._tracks.values():
             run = track.outside
-            if (run is not None and run.seen >= self.thresholds.min_sightings
-                    and math.dist(run.at, spot) <= self._still):
+            if (
+                run is not None
+                and run.seen >= self.thresholds.min_sightings
+                and math.dist(run.at, spot) <= self._still
+            ):
                 for sighting in run.sightings:
                     reads.add(sighting)
                 labels.add(run.card)
@@ -102,10 +118,16 @@ class PlayIdentities(TrackerRooms):
         lo, hi = run.start_frame, run.last_frame
         plays = {id(r) for r in state.runs.values() if r is not None}
         for other in self._runs():
-            if (other is run or id(other) in plays or other.last_frame < lo
-                    or other.start_frame > hi):
+            if (
+                other is run
+                or id(other) in plays
+                or other.last_frame < lo
+                or other.start_frame > hi
+            ):
                 continue
-            for frame, box, sighting in zip(other.frames, other.boxes, other.sightings, strict=True):
+            for frame, box, sighting in zip(
+                other.frames, other.boxes, other.sightings, strict=True
+            ):
                 if not lo <= frame <= hi:
                     continue
                 _, boxes = run.between(frame - self._forget, frame + self._forget)
@@ -121,8 +143,10 @@ class PlayIdentities(TrackerRooms):
             if played.run is None or played.run is run or played.run.card == run.card:
                 continue
             if run.start_frame < played.run.start_frame or not any(
-                    nested_share(a, b) >= OTHER_CORNER_SHARE
-                    for a in run.boxes[:3] for b in played.run.boxes[-6:]):
+                nested_share(a, b) >= OTHER_CORNER_SHARE
+                for a in run.boxes[:3]
+                for b in played.run.boxes[-6:]
+            ):
                 continue
             mine = run.reads().weighed()
             theirs = played.run.reads().weighed()
@@ -153,7 +177,9 @@ class PlayIdentities(TrackerRooms):
         cached = state.evidence.get(id(run))
         return cached if cached is not None else self._spot_evidence(state, run)
 
-    def _decode(self, state: DealState, extra: Run | None, *, doubts: bool = False) -> Decoded | None:
+    def _decode(
+        self, state: DealState, extra: Run | None, *, doubts: bool = False
+    ) -> Decoded | None:
         """The deal's plays (and ``extra``, about to be played) decided together."""
         deal = state.deal
         self._remember_turned(state)
@@ -161,13 +187,25 @@ class PlayIdentities(TrackerRooms):
         if extra is not None:
             rows.append(self._spot_evidence(state, extra))
         # Without reads of the turned card (tracking resumed mid-deal), the deal's is kept.
-        turned = (state.turned_reads if state.turned_reads.sightings
-                  else Reads({deal.turned: KNOWN_PLAY}, 1))
-        return decode_plays(dealer=deal.dealer, turned=turned, plays=rows,
-                            rules=self.rules, decided=deal.plays, decided_turned=deal.turned,
-                            doubts=doubts, firm=doubts)
+        turned = (
+            state.turned_reads
+            if state.turned_reads.sightings
+            else Reads({deal.turned: KNOWN_PLAY}, 1)
+        )
+        return decode_plays(
+            dealer=deal.dealer,
+            turned=turned,
+            plays=rows,
+            rules=self.rules,
+            decided=deal.plays,
+            decided_turned=deal.turned,
+            doubts=doubts,
+            firm=doubts,
+        )
 
-    def _decide(self, state: DealState, run: Run, frame: int) -> tuple[list[Event], Card | None] | None:
+    def _decide(
+        self, state: DealState, run: Run, frame: int
+    ) -> tuple[list[Event], Card | None] | None:
         """The card ``run`` is, decided with the deal's other plays, and the corrections that
         decision makes to earlier plays; card None when no card fits its reads (flagged, not
         played). None when the rules accept no assignment (the read is taken as it is)."""
@@ -185,19 +223,32 @@ class PlayIdentities(TrackerRooms):
                 # refuse it as they always did, and a card never read before it is looked for.
                 return None
             run.refused = True
-            options = tuple(c for c, _ in sorted(self._spot_evidence(state, run).total.items(),
-                                                   key=lambda item: -item[1])[:3])
+            options = tuple(
+                c
+                for c, _ in sorted(
+                    self._spot_evidence(state, run).total.items(), key=lambda item: -item[1]
+                )[:3]
+            )
             if options == (run.card,) and run.card in state.deal.played:
                 # Its reads name only a card gathered before: a misread of another card.
                 return self._flag_once(
-                    frame, "already_played", card=run.card, confidence=run.confidence,
+                    frame,
+                    "already_played",
+                    card=run.card,
+                    confidence=run.confidence,
                     detail=f"{run.card} lies in the play area but was already played this deal: "
-                    "a misread of another card, not counted"), None
+                    "a misread of another card, not counted",
+                ), None
             return self._flag_once(
-                frame, "unexplained_read", card=run.card, confidence=run.confidence,
+                frame,
+                "unexplained_read",
+                card=run.card,
+                confidence=run.confidence,
                 detail=f"{run.card} lies in the play area but no card left in the deal fits its "
-                f"reads ({', '.join(str(c) for c in options)}): not counted", options=options,
-                play=new + 1), None
+                f"reads ({', '.join(str(c) for c in options)}): not counted",
+                options=options,
+                play=new + 1,
+            ), None
         events = self._adopt(state, decoded.turned, list(decoded.cards[:new]), frame)
         return events, decoded.cards[new]
 
@@ -209,8 +260,9 @@ class PlayIdentities(TrackerRooms):
         deal = Deal.start(dealer=state.deal.dealer, turned=turned, rules=self.rules).play_all(cards)
         events: list[Event] = []
         if turned != state.deal.turned:
-            events.append(DealCorrected(frame=frame, deal=state.number, dealer=deal.dealer,
-                                        turned=turned))
+            events.append(
+                DealCorrected(frame=frame, deal=state.number, dealer=deal.dealer, turned=turned)
+            )
         renamed = dict(zip(old, cards, strict=True))
         state.runs = {renamed.get(c, c): r for c, r in state.runs.items()}
         state.confidence = {renamed.get(c, c): v for c, v in state.confidence.items()}
@@ -220,15 +272,25 @@ class PlayIdentities(TrackerRooms):
             if was != card:
                 run = state.runs.get(card)
                 trick_no, _, seat = plays[index]
-                events.append(PlayCorrected(
-                    frame=run.start_frame if run else frame, deal=state.number, trick=trick_no,
-                    play=index + 1, seat=seat, card=card,
-                    confidence=state.confidence.get(card, 0.0)))
+                events.append(
+                    PlayCorrected(
+                        frame=run.start_frame if run else frame,
+                        deal=state.number,
+                        trick=trick_no,
+                        play=index + 1,
+                        seat=seat,
+                        card=card,
+                        confidence=state.confidence.get(card, 0.0),
+                    )
+                )
         current = deal.current_trick
-        state.trick = [Played(card, seat, state.runs.get(card))
-                       for card, seat in zip(current.cards, current.seats(), strict=True)]
-        state.trick_start = Deal.start(dealer=deal.dealer, turned=turned, rules=self.rules).play_all(
-            cards[:len(cards) - len(current.cards)])
+        state.trick = [
+            Played(card, seat, state.runs.get(card))
+            for card, seat in zip(current.cards, current.seats(), strict=True)
+        ]
+        state.trick_start = Deal.start(
+            dealer=deal.dealer, turned=turned, rules=self.rules
+        ).play_all(cards[: len(cards) - len(current.cards)])
         state.deal = deal
         state.revokes_seen = min(state.revokes_seen, len(deal.revokes))
         return events + (self._new_revokes(state, frame, cards[-1]) if cards else [])
@@ -245,20 +307,36 @@ class PlayIdentities(TrackerRooms):
         plays = seated_plays(state.deal)
         for index, options in decoded.doubts:
             trick_no, card, seat = plays[index]
-            events.append(Uncertain(
-                frame=frame, deal=state.number, reason="suit_swap", card=card, seat=seat,
-                play=index + 1, options=options,
-                detail=f"vaza {trick_no}: {' or '.join(str(c) for c in options)}? The reads of "
-                f"play {index + 1} ({seat_label(seat)}) fit {card} best, by little once the rest of "
-                "the deal is weighed"))
+            events.append(
+                Uncertain(
+                    frame=frame,
+                    deal=state.number,
+                    reason="suit_swap",
+                    card=card,
+                    seat=seat,
+                    play=index + 1,
+                    options=options,
+                    detail=f"vaza {trick_no}: {' or '.join(str(c) for c in options)}? The reads of "
+                    f"play {index + 1} ({seat_label(seat)}) fit {card} best, by little once the rest of "
+                    "the deal is weighed",
+                )
+            )
         for index in decoded.unexplained:
             trick_no, card, seat = plays[index]
             evidence = self._play_evidence(state, card).total
             options = tuple(c for c, _ in sorted(evidence.items(), key=lambda item: -item[1])[:3])
-            events.append(Uncertain(
-                frame=frame, deal=state.number, reason="unexplained_read", card=card, seat=seat,
-                play=index + 1, options=(card, *(c for c in options if c != card))[:5],
-                detail=f"play {index + 1} (vaza {trick_no}, {seat_label(seat)}) was read as "
-                f"{', '.join(str(c) for c in options)}, but each of those was played elsewhere: "
-                f"it is taken as {card}, the card left"))
+            events.append(
+                Uncertain(
+                    frame=frame,
+                    deal=state.number,
+                    reason="unexplained_read",
+                    card=card,
+                    seat=seat,
+                    play=index + 1,
+                    options=(card, *(c for c in options if c != card))[:5],
+                    detail=f"play {index + 1} (vaza {trick_no}, {seat_label(seat)}) was read as "
+                    f"{', '.join(str(c) for c in options)}, but each of those was played elsewhere: "
+                    f"it is taken as {card}, the card left",
+                )
+            )
         return events

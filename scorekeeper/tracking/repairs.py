@@ -50,16 +50,23 @@ class Repairs(TrackerRooms):
         # Any card read there since the last trick was gathered, even one read before the cards
         # played after it: a missed card may be anywhere in the trick.
         for run in self._runs():
-            if (state.cleared_at < run.start_frame <= last_seen and run.card not in state.deal.played
-                    and not run.refused and not self._turned_at_rest(state, run)
-                    and not self._misread(run)):
+            if (
+                state.cleared_at < run.start_frame <= last_seen
+                and run.card not in state.deal.played
+                and not run.refused
+                and not self._turned_at_rest(state, run)
+                and not self._misread(run)
+            ):
                 seen.setdefault(run.card, []).append(run)
         groups = list(seen.values())
         if self.decode:
             groups = self._same_spot_groups(groups)
-        glimpsed = [runs for runs in groups
-                    if sum(r.seen for r in runs) >= self.thresholds.weak_sightings
-                    and self._allowed(state, runs[0].card)]
+        glimpsed = [
+            runs
+            for runs in groups
+            if sum(r.seen for r in runs) >= self.thresholds.weak_sightings
+            and self._allowed(state, runs[0].card)
+        ]
         missing = CARDS_PER_TRICK - len(state.trick)
         if len(glimpsed) < missing:
             if missing == 1:
@@ -68,11 +75,16 @@ class Repairs(TrackerRooms):
             if missing == 2 and turned is not None and not glimpsed:
                 # The dealer's trunfo lay there but the order of play gave it to another seat:
                 # a card before it was never read.
-                read = sorted([*state.trick, Played(turned.card, -1, turned)],
-                              key=lambda p: p.run.start_frame if p.run else -1)
+                read = sorted(
+                    [*state.trick, Played(turned.card, -1, turned)],
+                    key=lambda p: p.run.start_frame if p.run else -1,
+                )
                 return self._open_hole(state, frame, read, [])
             return self._flag_once(
-                frame, "trick_vanished", card=fresh[0].card, seat=state.deal.to_play,
+                frame,
+                "trick_vanished",
+                card=fresh[0].card,
+                seat=state.deal.to_play,
                 detail=f"the play area looked empty for {(frame - last_seen) / self.fps:.1f} s "
                 f"after {len(state.trick)} cards of vaza {len(state.deal.tricks) + 1}; "
                 f"{fresh[0].card} is taken as the next card of it",
@@ -105,11 +117,21 @@ class Repairs(TrackerRooms):
 
     def _one_card(self, runs: list[Run], others: list[Run]) -> bool:
         same_spot = self.thresholds.same_spot
-        if any(iou(a, b) >= same_spot for mine in runs for other in others
-               for a in mine.boxes for b in other.boxes):
+        if any(
+            iou(a, b) >= same_spot
+            for mine in runs
+            for other in others
+            for a in mine.boxes
+            for b in other.boxes
+        ):
             return True
-        if not any(nested_share(a, b) >= OTHER_CORNER_SHARE and iou(a, b) > 0.0
-                   for mine in runs for other in others for a in mine.boxes for b in other.boxes):
+        if not any(
+            nested_share(a, b) >= OTHER_CORNER_SHARE and iou(a, b) > 0.0
+            for mine in runs
+            for other in others
+            for a in mine.boxes
+            for b in other.boxes
+        ):
             return False
         mine_reads, their_reads = Reads.empty(), Reads.empty()
         for run in runs:
@@ -119,16 +141,21 @@ class Repairs(TrackerRooms):
             for sighting in run.sightings:
                 their_reads.add(sighting)
         mine, theirs = mine_reads.weighed(), their_reads.weighed()
-        return any(explains(mine, card) and explains(theirs, card)
-                   for card in mine.keys() & theirs.keys())
+        return any(
+            explains(mine, card) and explains(theirs, card) for card in mine.keys() & theirs.keys()
+        )
 
-    def _complete_last_trick(self, state: DealState, frame: int, *,
-                             stream_ended: bool = False) -> list[Event]:
+    def _complete_last_trick(
+        self, state: DealState, frame: int, *, stream_ended: bool = False
+    ) -> list[Event]:
         """The last vaza vanished (or the stream ended) one card short: every other card of the
         deck has been played, so the missing one is the card left, and it is put back where it
         was glimpsed landing, or last when it was never read (flagged either way)."""
-        if (len(state.deal.tricks) != TRICKS_PER_DEAL - 1 or len(state.trick) != CARDS_PER_TRICK - 1
-                or (not stream_ended and frame - self._trick_last_seen(state) < self._clear)):
+        if (
+            len(state.deal.tricks) != TRICKS_PER_DEAL - 1
+            or len(state.trick) != CARDS_PER_TRICK - 1
+            or (not stream_ended and frame - self._trick_last_seen(state) < self._clear)
+        ):
             return []
         left = [card for card in DECK if card not in state.deal.played]
         if len(left) != 1 or not self._allowed(state, left[0]):
@@ -139,18 +166,32 @@ class Repairs(TrackerRooms):
         if runs:
             first = min(runs, key=lambda r: r.start_frame)
             reordered = self._reorder(state, [first], frame)
-            return reordered if reordered is not None else self._play(state, first, frame, weak=True)
+            return (
+                reordered if reordered is not None else self._play(state, first, frame, weak=True)
+            )
         seat = state.deal.to_play
         assert seat is not None
         state.deal = state.deal.play(card)
         state.trick.append(Played(card, seat, None))
         state.confidence[card] = 0.0
         events: list[Event] = [
-            CardPlayed(frame=frame, deal=state.number, trick=TRICKS_PER_DEAL, seat=seat, card=card,
-                       confidence=0.0),
-            Uncertain(frame=frame, deal=state.number, reason="deduced", card=card, seat=seat,
-                      detail=f"{card} was never read; it is the one card left, so {seat_label(seat)} "
-                      f"played it in the last vaza"),
+            CardPlayed(
+                frame=frame,
+                deal=state.number,
+                trick=TRICKS_PER_DEAL,
+                seat=seat,
+                card=card,
+                confidence=0.0,
+            ),
+            Uncertain(
+                frame=frame,
+                deal=state.number,
+                reason="deduced",
+                card=card,
+                seat=seat,
+                detail=f"{card} was never read; it is the one card left, so {seat_label(seat)} "
+                f"played it in the last vaza",
+            ),
         ]
         return events + self._new_revokes(state, frame, card)
 
@@ -162,18 +203,32 @@ class Repairs(TrackerRooms):
         unless that glimpse names a card on the table too (a slip of the reader on that card) or
         is another card misread; a glimpse long before is a ghost."""
         boxes = run.boxes
-        first = next((frame for i, (frame, box) in enumerate(zip(run.frames, boxes, strict=True))
-                      if any(nested_share(box, later) >= OTHER_CORNER_SHARE
-                             for later in boxes[i + 1:i + 1 + RESTING_BOXES])),
-                     run.last_frame)
+        first = next(
+            (
+                frame
+                for i, (frame, box) in enumerate(zip(run.frames, boxes, strict=True))
+                if any(
+                    nested_share(box, later) >= OTHER_CORNER_SHARE
+                    for later in boxes[i + 1 : i + 1 + RESTING_BOXES]
+                )
+            ),
+            run.last_frame,
+        )
         track = self._tracks.get(run.card)
         # Latest first, so that glimpses shortly before one another lead back to the landing.
         for other in sorted(track.runs if track is not None else (), key=lambda r: -r.start_frame):
-            if (other is not run and state.cleared_at < other.start_frame < first
-                    and other.last_frame >= first - self._forget
-                    and any(nested_share(box, lying) >= EARLIER_SHARE
-                            for box in other.boxes for lying in boxes[-4 * RESTING_BOXES:])
-                    and not self._misread(other) and not self._names_the_trick(state, other)):
+            if (
+                other is not run
+                and state.cleared_at < other.start_frame < first
+                and other.last_frame >= first - self._forget
+                and any(
+                    nested_share(box, lying) >= EARLIER_SHARE
+                    for box in other.boxes
+                    for lying in boxes[-4 * RESTING_BOXES :]
+                )
+                and not self._misread(other)
+                and not self._names_the_trick(state, other)
+            ):
                 first = other.start_frame
         return first
 
@@ -186,8 +241,14 @@ class Repairs(TrackerRooms):
                 return position
         return None
 
-    def _reorder(self, state: DealState, found: list[Run], frame: int, *,
-                 insert: tuple[int, Card] | None = None) -> list[Event] | None:
+    def _reorder(
+        self,
+        state: DealState,
+        found: list[Run],
+        frame: int,
+        *,
+        insert: tuple[int, Card] | None = None,
+    ) -> list[Event] | None:
         """Put cards of the trick found late back where they landed, among the cards already
         played: the cards read after a missed one move one seat on. Returns the events (a
         ``play_corrected`` for each play that changed, ``card_played`` for the ones added), or
@@ -204,8 +265,9 @@ class Repairs(TrackerRooms):
             last_landed = max(p.run.start_frame for p in state.trick if p.run is not None)
             if all(r.start_frame > last_landed for r in found):
                 return None
-            order = sorted(order + [(r, r.card) for r in found],
-                           key=lambda pair: pair[0].start_frame)
+            order = sorted(
+                order + [(r, r.card) for r in found], key=lambda pair: pair[0].start_frame
+            )
         deal = state.trick_start
         seats: list[int] = []
         try:
@@ -225,24 +287,47 @@ class Repairs(TrackerRooms):
             if run in found:
                 state.confidence[card] = run.confidence
             if run in found and insert is None:
-                events.append(Uncertain(
-                    frame=run.start_frame, deal=state.number, reason="weak_read", card=card,
-                    seat=seat, confidence=run.confidence,
-                    detail=f"{card} was seen only {self._sightings_since(card, state.cleared_at)} "
-                    f"times, faintly; vaza {trick_number} vanished without it, so it is put back "
-                    f"as its card {position + 1}",
-                ))
+                events.append(
+                    Uncertain(
+                        frame=run.start_frame,
+                        deal=state.number,
+                        reason="weak_read",
+                        card=card,
+                        seat=seat,
+                        confidence=run.confidence,
+                        detail=f"{card} was seen only {self._sightings_since(card, state.cleared_at)} "
+                        f"times, faintly; vaza {trick_number} vanished without it, so it is put back "
+                        f"as its card {position + 1}",
+                    )
+                )
             if position < len(old):
                 if old[position] != card:
-                    events.append(PlayCorrected(
-                        frame=run.start_frame, deal=state.number, trick=trick_number,
-                        play=before + position + 1, seat=seat, card=card, confidence=run.confidence))
+                    events.append(
+                        PlayCorrected(
+                            frame=run.start_frame,
+                            deal=state.number,
+                            trick=trick_number,
+                            play=before + position + 1,
+                            seat=seat,
+                            card=card,
+                            confidence=run.confidence,
+                        )
+                    )
             else:
-                events.append(CardPlayed(
-                    frame=run.start_frame, deal=state.number, trick=trick_number, seat=seat,
-                    card=card, confidence=run.confidence))
+                events.append(
+                    CardPlayed(
+                        frame=run.start_frame,
+                        deal=state.number,
+                        trick=trick_number,
+                        seat=seat,
+                        card=card,
+                        confidence=run.confidence,
+                    )
+                )
         state.deal = deal
-        state.trick = [Played(card, seat, run) for (run, card), seat in zip(order, seats, strict=True)]
+        state.trick = [
+            Played(card, seat, run) for (run, card), seat in zip(order, seats, strict=True)
+        ]
         for run, card in order:
             state.runs[card] = run
         return events + self._new_revokes(state, frame, order[-1][1])
@@ -255,7 +340,10 @@ class Repairs(TrackerRooms):
             return False
         if state.hole is None and state.vanished_short != len(state.deal.tricks):
             return False
-        if state.hole is not None and state.hole.short_from != len(state.hole.held) - CARDS_PER_TRICK:
+        if (
+            state.hole is not None
+            and state.hole.short_from != len(state.hole.held) - CARDS_PER_TRICK
+        ):
             return False
         taken, others = state.trick[-1], state.trick[:-1]
         assert taken.run is not None
@@ -270,11 +358,20 @@ class Repairs(TrackerRooms):
         track = self._tracks.get(state.deal.turned)
         if track is None or state.deal.turned in state.deal.played or state.trick_start is None:
             return None
-        return next((r for r in track.runs if r.refused and state.cleared_at < r.start_frame <= last_seen
-                     and not self._turned_at_rest(state, r)), None)
+        return next(
+            (
+                r
+                for r in track.runs
+                if r.refused
+                and state.cleared_at < r.start_frame <= last_seen
+                and not self._turned_at_rest(state, r)
+            ),
+            None,
+        )
 
-    def _open_hole(self, state: DealState, frame: int, read: list[Played],
-                   landed: list[Run]) -> list[Event]:
+    def _open_hole(
+        self, state: DealState, frame: int, read: list[Played], landed: list[Run]
+    ) -> list[Event]:
         """The vaza on the table was gathered with ``read`` (in landing order) and a card no frame
         showed; ``landed``: cards that have landed since, which begin the next."""
         gone = max(self._last_seen(p.label) for p in read)
@@ -298,8 +395,12 @@ class Repairs(TrackerRooms):
         # are filled, so they are all held again, in landing order.
         since: dict[Card, Run] = {}
         for run in sorted(self._runs(), key=lambda r: r.start_frame):
-            if (run.start_frame > gone and run.card not in state.taken() and run.card not in since
-                    and (run in landed or (run.refused and not self._turned_at_rest(state, run)))):
+            if (
+                run.start_frame > gone
+                and run.card not in state.taken()
+                and run.card not in since
+                and (run in landed or (run.refused and not self._turned_at_rest(state, run)))
+            ):
                 run.refused = False
                 since[run.card] = run
         state.cleared_at = gone
@@ -311,18 +412,26 @@ class Repairs(TrackerRooms):
         began = f"{', '.join(str(c) for c in since)} began vaza {number + 1}. " if since else ""
         # The doubt is on the play told as the vaza's last (the card that began the next one,
         # or the last read): filling the hole corrects that play, which settles it.
-        doubted = next((i for i, card in enumerate(hole.told)
-                        if landed and state.runs.get(card) is landed[0]), None)
+        doubted = next(
+            (i for i, card in enumerate(hole.told) if landed and state.runs.get(card) is landed[0]),
+            None,
+        )
         if doubted is None:
             doubted = next((i for i, card in enumerate(hole.told) if card == read[-1].card), None)
         card = hole.told[doubted] if doubted is not None else None
-        return [Uncertain(
-            frame=frame, deal=state.number, reason="missing_card", card=card,
-            play=doubted + 1 if doubted is not None else None, options=(card,) if card else (),
-            detail=f"vaza {number} was gathered with {len(read)} cards read: {began}The plays "
-            "from here are told as if none was missing until the rest of the deal shows which "
-            "card was never read and where it went",
-        )]
+        return [
+            Uncertain(
+                frame=frame,
+                deal=state.number,
+                reason="missing_card",
+                card=card,
+                play=doubted + 1 if doubted is not None else None,
+                options=(card,) if card else (),
+                detail=f"vaza {number} was gathered with {len(read)} cards read: {began}The plays "
+                "from here are told as if none was missing until the rest of the deal shows which "
+                "card was never read and where it went",
+            )
+        ]
 
     def _tell_held(self, state: DealState, card: Card, run: Run) -> list[Event]:
         """A card held behind a hole is told at once, seated as if no card were missing (the
@@ -331,7 +440,7 @@ class Repairs(TrackerRooms):
         hole = state.hole
         assert hole is not None
         try:
-            told = hole.before.play_all(hole.told[len(hole.before.played):])
+            told = hole.before.play_all(hole.told[len(hole.before.played) :])
             seat = told.to_play
             if seat is None:
                 return []
@@ -339,8 +448,16 @@ class Repairs(TrackerRooms):
         except IllegalPlayError:
             return []  # told when the hole is filled
         hole.told.append(card)
-        return [CardPlayed(frame=run.start_frame, deal=state.number, trick=len(told.tricks) + 1,
-                           seat=seat, card=card, confidence=run.confidence)]
+        return [
+            CardPlayed(
+                frame=run.start_frame,
+                deal=state.number,
+                trick=len(told.tricks) + 1,
+                seat=seat,
+                card=card,
+                confidence=run.confidence,
+            )
+        ]
 
     def _gather_held(self, state: DealState, frame: int) -> list[Event]:
         hole = state.hole
@@ -380,26 +497,36 @@ class Repairs(TrackerRooms):
         seen = hole.before.played | set(held)
         missing = [card for card in DECK if card not in seen]
         runs = {p.card: p.run for p in hole.held}
-        sides = {card: self.geometry.seat_at(run.approach) for card, run in runs.items()
-                 if run is not None and run.approach is not None}
+        sides = {
+            card: self.geometry.seat_at(run.approach)
+            for card, run in runs.items()
+            if run is not None and run.approach is not None
+        }
         placement = place_missing_cards(hole.before, held, hole.gaps, missing, sides)
         if placement is not None:
             deal = placement.deal
             order = list(placement.cards)
-            detail = "; ".join(
-                f"{card} was never read: it goes in vaza {hole.trick + order.index(card) // 4} as "
-                f"its card {place + 1}" for card, place in placement.places
-            ) + " (where the rules fit best)"
+            detail = (
+                "; ".join(
+                    f"{card} was never read: it goes in vaza {hole.trick + order.index(card) // 4} as "
+                    f"its card {place + 1}"
+                    for card, place in placement.places
+                )
+                + " (where the rules fit best)"
+            )
         else:
             deal = hole.before
             for card in held:
                 if deal.can_play(card):
                     deal = deal.play(card)
             unplaced = ", ".join(str(card) for card in missing)
-            detail = (f"the cards never read ({unplaced}) cannot be placed by the rules: the held "
-                      "plays follow as they landed")
-        events: list[Event] = [Uncertain(frame=frame, deal=state.number, reason="missing_card",
-                                         detail=detail)]
+            detail = (
+                f"the cards never read ({unplaced}) cannot be placed by the rules: the held "
+                "plays follow as they landed"
+            )
+        events: list[Event] = [
+            Uncertain(frame=frame, deal=state.number, reason="missing_card", detail=detail)
+        ]
         plays = seated_plays(deal)
         for index in range(len(hole.before.played), len(plays)):
             trick_no, card, seat = plays[index]
@@ -408,28 +535,55 @@ class Repairs(TrackerRooms):
             at = run.start_frame if run else frame
             if index < len(hole.told):
                 if hole.told[index] != card:
-                    events.append(PlayCorrected(frame=at, deal=state.number, trick=trick_no,
-                                                play=index + 1, seat=seat, card=card,
-                                                confidence=confidence))
+                    events.append(
+                        PlayCorrected(
+                            frame=at,
+                            deal=state.number,
+                            trick=trick_no,
+                            play=index + 1,
+                            seat=seat,
+                            card=card,
+                            confidence=confidence,
+                        )
+                    )
             else:
-                events.append(CardPlayed(frame=at, deal=state.number, trick=trick_no, seat=seat,
-                                         card=card, confidence=confidence))
+                events.append(
+                    CardPlayed(
+                        frame=at,
+                        deal=state.number,
+                        trick=trick_no,
+                        seat=seat,
+                        card=card,
+                        confidence=confidence,
+                    )
+                )
         for trick_no in range(hole.trick, len(deal.tricks) + 1):
             trick = deal.tricks[trick_no - 1]
             winner = trick.winner(deal.trump)
             assert winner is not None
             later = trick_no - hole.trick
             gone = hole.gathered[later] if later < len(hole.gathered) else frame
-            events.append(TrickGathered(frame=gone, deal=state.number, trick=trick_no, winner=winner,
-                                        cards=trick.cards, points=trick.points))
+            events.append(
+                TrickGathered(
+                    frame=gone,
+                    deal=state.number,
+                    trick=trick_no,
+                    winner=winner,
+                    cards=trick.cards,
+                    points=trick.points,
+                )
+            )
         state.deal = deal
         state.revokes_seen = min(state.revokes_seen, len(hole.before.revokes))
         events += self._new_revokes(state, frame, plays[-1][1])
         current = deal.current_trick
-        state.trick = [Played(card, seat, runs.get(card))
-                       for card, seat in zip(current.cards, current.seats(), strict=True)]
+        state.trick = [
+            Played(card, seat, runs.get(card))
+            for card, seat in zip(current.cards, current.seats(), strict=True)
+        ]
         state.trick_start = hole.before.play_all(
-            card for _, card, _ in plays[len(hole.before.played):len(plays) - len(current.cards)])
+            card for _, card, _ in plays[len(hole.before.played) : len(plays) - len(current.cards)]
+        )
         state.vanished_short = None
         for card, run in runs.items():
             if card in deal.played:

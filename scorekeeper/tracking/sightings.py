@@ -67,15 +67,21 @@ class Sightings(TrackerRooms):
         trick_began = self._state.cleared_at if self._state else frame
         trick_horizon = frame - 20 * self._forget
         for track in self._tracks.values():
-            track.runs = [r for r in track.runs if r.last_frame >= horizon or id(r) in keep
-                          or (r.start_frame > trick_began and r.last_frame >= trick_horizon)]
+            track.runs = [
+                r
+                for r in track.runs
+                if r.last_frame >= horizon
+                or id(r) in keep
+                or (r.start_frame > trick_began and r.last_frame >= trick_horizon)
+            ]
 
     def _runs(self) -> Iterator[Run]:
         for track in self._tracks.values():
             yield from track.runs
 
-    def _steady(self, run: Run | None, frame: int, span: float,
-                frames: list[int] | None = None) -> bool:
+    def _steady(
+        self, run: Run | None, frame: int, span: float, frames: list[int] | None = None
+    ) -> bool:
         """Seen often enough, for long enough, and recently: the run is a card lying there.
 
         ``frames``: judge only these sightings of the run (those no other card explains).
@@ -105,11 +111,18 @@ class Sightings(TrackerRooms):
         # all its runs: its two corners are two spots).
         nearby: dict[Card, list[Run]] = {}
         for other in self._runs():
-            if (other.card != run.card and other.last_frame >= run.start_frame - self._clear
-                    and other.start_frame <= hi and not self._replayed(other)):
+            if (
+                other.card != run.card
+                and other.last_frame >= run.start_frame - self._clear
+                and other.start_frame <= hi
+                and not self._replayed(other)
+            ):
                 nearby.setdefault(other.card, []).append(other)
-        rivals = [runs for runs in nearby.values()
-                  if sum(len(o.between(lo, hi)[0]) for o in runs) > run.seen]
+        rivals = [
+            runs
+            for runs in nearby.values()
+            if sum(len(o.between(lo, hi)[0]) for o in runs) > run.seen
+        ]
         if not rivals:
             return run.frames
         own: list[int] = []
@@ -118,8 +131,9 @@ class Sightings(TrackerRooms):
                 own.append(frame)
         return own
 
-    def _explains(self, runs: list[Run], frame: int, box: Box, sighting: Evidence,
-                  lo: float) -> bool:
+    def _explains(
+        self, runs: list[Run], frame: int, box: Box, sighting: Evidence, lo: float
+    ) -> bool:
         """Whether the card of ``runs``, read at ``box`` about ``frame``, explains a sighting
         there as itself misread. Not when the reader names runners-up and leaves that card out
         (it names the card it misread among them), nor when that card was read elsewhere in the
@@ -138,8 +152,11 @@ class Sightings(TrackerRooms):
             return False
         for other in runs:
             _, now = other.between(frame, frame)
-            if any(nested_share(b, box) < OTHER_CARD_SHARE
-                   and all(nested_share(b, t) < OTHER_CARD_SHARE for t in there) for b in now):
+            if any(
+                nested_share(b, box) < OTHER_CARD_SHARE
+                and all(nested_share(b, t) < OTHER_CARD_SHARE for t in there)
+                for b in now
+            ):
                 return False
         return True
 
@@ -151,15 +168,20 @@ class Sightings(TrackerRooms):
         """A run of a gathered card that began after its trick was gathered: by the rules a
         misread itself, so it explains nothing away."""
         state = self._state
-        return (state is not None and run.card in state.gathered_labels
-                and run.start_frame > state.gathered_labels[run.card])
+        return (
+            state is not None
+            and run.card in state.gathered_labels
+            and run.start_frame > state.gathered_labels[run.card]
+        )
 
     def _turned_at_rest(self, state: DealState, run: Run) -> bool:
         """The turned card still lying where the dealer put it (its box may reach into the play
         area): it stays in his hand until he moves it to the middle."""
-        return ((run.card == state.deal.turned or run.card in state.turned_labels)
-                and state.turned_spot is not None
-                and math.dist(run.at, state.turned_spot) <= self._still)
+        return (
+            (run.card == state.deal.turned or run.card in state.turned_labels)
+            and state.turned_spot is not None
+            and math.dist(run.at, state.turned_spot) <= self._still
+        )
 
     def _lay_there(self, run: Run) -> bool:
         """Seen ``weak_sightings`` times with confidence, the last two at one spot: a card that
@@ -181,6 +203,11 @@ class Sightings(TrackerRooms):
     def _trick_last_seen(self, state: DealState) -> int:
         """The last frame any card of the trick on the table was read (its box may have jumped
         to the other corner index, which starts a new run of it)."""
-        return max((r.last_frame for p in state.trick
-                    for r in (self._tracks[p.label].runs if p.label in self._tracks else ())),
-                   default=-1)
+        return max(
+            (
+                r.last_frame
+                for p in state.trick
+                for r in (self._tracks[p.label].runs if p.label in self._tracks else ())
+            ),
+            default=-1,
+        )

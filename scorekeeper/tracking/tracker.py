@@ -69,10 +69,6 @@ REPLAY_SECONDS = 180.0
 a whole deal at a café's pace, so memory stays bounded on a camera left running between deals."""
 
 
-
-
-
-
 def check_camera_rules(rules: Rules) -> None:
     """Refuse rules the camera cannot follow: the card reader knows the 40 cards of the standard deck."""
     if rules.deck.deck.cards != DECK:
@@ -136,7 +132,8 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         # Frames given while no deal was under way, with the update count before each: if cards
         # were played before the turned card could be read, they are read again once it is known.
         self._waiting: deque[tuple[int, FrameDetections]] = deque(
-            maxlen=max(1, int(REPLAY_SECONDS * self.fps)))
+            maxlen=max(1, int(REPLAY_SECONDS * self.fps))
+        )
         self._played_before_turn = False
 
     @property
@@ -194,12 +191,19 @@ class Tracker(Sightings, Repairs, PlayIdentities):
             events += self._gather(state, frame)
         if self._state is not None:
             deal = self._state.deal
-            events.append(Uncertain(
-                frame=frame, deal=state.number, reason="stream_ended",
-                detail=f"the stream ended after {len(deal.tricks)} of {TRICKS_PER_DEAL} tricks",
-            ))
-            events.append(DealEnded(frame=frame, deal=state.number, points=deal.points.to_json(),
-                                    complete=False))
+            events.append(
+                Uncertain(
+                    frame=frame,
+                    deal=state.number,
+                    reason="stream_ended",
+                    detail=f"the stream ended after {len(deal.tricks)} of {TRICKS_PER_DEAL} tricks",
+                )
+            )
+            events.append(
+                DealEnded(
+                    frame=frame, deal=state.number, points=deal.points.to_json(), complete=False
+                )
+            )
             self._finished.append(deal)
             self._state = None
         return events
@@ -211,24 +215,30 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         self._deal_number = number
         self._state = DealState(number, deal)
         trick = deal.current_trick
-        self._state.trick = [Played(card, seat, None)
-                             for card, seat in zip(trick.cards, trick.seats(), strict=True)]
+        self._state.trick = [
+            Played(card, seat, None) for card, seat in zip(trick.cards, trick.seats(), strict=True)
+        ]
 
     # -- the turned card ------------------------------------------------------------------
 
     def _look_for_turned_card(self, frame: int) -> list[Event]:
         events: list[Event] = []
-        candidates = [t for t in self._tracks.values() if self._steady(t.outside, frame, self._turned)]
+        candidates = [
+            t for t in self._tracks.values() if self._steady(t.outside, frame, self._turned)
+        ]
         if not candidates:
             for run in self._runs():
                 # A card straddling the area's edge is also seen outside: a turned card settling.
                 track = self._tracks[run.card]
                 outside_now = track.last_outside is not None and (
-                    frame - track.last_outside[0] <= self._forget)
+                    frame - track.last_outside[0] <= self._forget
+                )
                 if self._steady(run, frame, self._settle) and not outside_now:
                     self._played_before_turn = True
                     events += self._flag_once(
-                        frame, "play_before_turned", card=run.card,
+                        frame,
+                        "play_before_turned",
+                        card=run.card,
                         detail=f"{run.card} lies in the play area before any turned card was seen "
                         "by a side; the trump and dealer are unknown, so it is not counted",
                     )
@@ -243,15 +253,27 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         self._state.confidence[best.card] = best.outside.confidence
         self._state.turned_spot = best.outside.at
         self._remember_turned(self._state)
-        events.append(DealStarted(frame=best.outside.start_frame, deal=self._deal_number,
-                                  dealer=dealer, turned=best.card,
-                                  confidence=best.outside.confidence))
+        events.append(
+            DealStarted(
+                frame=best.outside.start_frame,
+                deal=self._deal_number,
+                dealer=dealer,
+                turned=best.card,
+                confidence=best.outside.confidence,
+            )
+        )
         if others:
-            events.append(Uncertain(
-                frame=frame, deal=self._deal_number, reason="several_turned", card=best.card,
-                seat=dealer, detail=f"face-up cards by the sides: {best.card} (taken, seen most) "
-                f"and {', '.join(others)}",
-            ))
+            events.append(
+                Uncertain(
+                    frame=frame,
+                    deal=self._deal_number,
+                    reason="several_turned",
+                    card=best.card,
+                    seat=dealer,
+                    detail=f"face-up cards by the sides: {best.card} (taken, seen most) "
+                    f"and {', '.join(others)}",
+                )
+            )
         if self._played_before_turn:
             return events + self._replay_waiting(frame)
         self._forget_waiting()
@@ -267,13 +289,18 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         self._forget_waiting()
         self._tracks = {}
         self._updates = waiting[0][0]
-        events: list[Event] = [Uncertain(
-            frame=frame, deal=state.number, reason="late_turned", card=state.deal.turned,
-            seat=state.deal.dealer,
-            detail=f"the turned card {state.deal.turned} was recognised only at frame {frame}, "
-            f"after cards lay in the play area; the {len(waiting)} frames since frame "
-            f"{waiting[0][1].frame_index} were read again with it",
-        )]
+        events: list[Event] = [
+            Uncertain(
+                frame=frame,
+                deal=state.number,
+                reason="late_turned",
+                card=state.deal.turned,
+                seat=state.deal.dealer,
+                detail=f"the turned card {state.deal.turned} was recognised only at frame {frame}, "
+                f"after cards lay in the play area; the {len(waiting)} frames since frame "
+                f"{waiting[0][1].frame_index} were read again with it",
+            )
+        ]
         for _, waited in waiting:
             events += self._step(waited)
             if self._state is not state:
@@ -292,19 +319,37 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         # Decoding, a card that began to be read before the last one played but settled after it
         # (read too seldom at first) is put back in its place (``_landed_before``), unless its
         # reads name a card of the vaza on the table: then it is that card under another name.
-        candidates = [r for r in self._runs()
-                      if self._may_be_played(state, r, played) and not r.refused
-                      and (r.start_frame > after or (self.decode and r.start_frame > state.cleared_at
-                                                     and not self._names_the_trick(state, r)))
-                      and not self._turned_at_rest(state, r)]
-        own = {id(r): self._unexplained(r) for r in candidates if frame - r.last_frame <= self._forget}
-        pending = [r for r in candidates
-                   if id(r) in own and 2 * len(own[id(r)]) > r.seen
-                   and r.confidence >= self.thresholds.play_confidence]
+        candidates = [
+            r
+            for r in self._runs()
+            if self._may_be_played(state, r, played)
+            and not r.refused
+            and (
+                r.start_frame > after
+                or (
+                    self.decode
+                    and r.start_frame > state.cleared_at
+                    and not self._names_the_trick(state, r)
+                )
+            )
+            and not self._turned_at_rest(state, r)
+        ]
+        own = {
+            id(r): self._unexplained(r) for r in candidates if frame - r.last_frame <= self._forget
+        }
+        pending = [
+            r
+            for r in candidates
+            if id(r) in own
+            and 2 * len(own[id(r)]) > r.seen
+            and r.confidence >= self.thresholds.play_confidence
+        ]
         # A run some of whose sightings are another card misread is judged on the rest alone:
         # whether it is a card must not depend on how soon the other card is read again.
-        ready = sorted((r for r in pending if self._steady(r, frame, self._settle, own[id(r)])),
-                       key=lambda r: r.start_frame)
+        ready = sorted(
+            (r for r in pending if self._steady(r, frame, self._settle, own[id(r)])),
+            key=lambda r: r.start_frame,
+        )
         if state.trick and len(state.trick) < CARDS_PER_TRICK:
             if state.hole is not None:
                 events += self._held_trick_vanished(state, ready, frame)
@@ -330,12 +375,20 @@ class Tracker(Sightings, Repairs, PlayIdentities):
                 return events
             ready = [r for r in ready if r.start_frame > state.cleared_at]
         for run in ready:
-            if (not self._may_be_played(state, run, state.taken()) or run.refused
-                    or run.start_frame <= state.cleared_at):
+            if (
+                not self._may_be_played(state, run, state.taken())
+                or run.refused
+                or run.start_frame <= state.cleared_at
+            ):
                 continue
-            earlier = [r for r in candidates
-                       if r.start_frame < run.start_frame and self._may_be_played(state, r, state.taken())
-                       and r not in ready and self._lay_there(r)]
+            earlier = [
+                r
+                for r in candidates
+                if r.start_frame < run.start_frame
+                and self._may_be_played(state, r, state.taken())
+                and r not in ready
+                and self._lay_there(r)
+            ]
             # Even a read that looks like a misread now waits while it is still in view: it may
             # be a card the next one covered, whose rival stops being seen.
             if any(frame - r.last_frame < self._settle for r in earlier):
@@ -392,38 +445,65 @@ class Tracker(Sightings, Repairs, PlayIdentities):
             deal.check_play(card)
         except IllegalPlayError as error:
             run.refused = True
-            return [Uncertain(frame=frame, deal=state.number, reason="illegal_read", card=card,
-                              seat=seat, confidence=run.confidence,
-                              detail=f"read {card} for {seat_label(seat)} but the rules refuse it: {error}")]
+            return [
+                Uncertain(
+                    frame=frame,
+                    deal=state.number,
+                    reason="illegal_read",
+                    card=card,
+                    seat=seat,
+                    confidence=run.confidence,
+                    detail=f"read {card} for {seat_label(seat)} but the rules refuse it: {error}",
+                )
+            ]
         trick_number = len(deal.tricks) + 1
         state.deal = deal.play(card)
         state.trick.append(Played(card, seat, run))
         state.confidence[card] = run.confidence
         state.runs[card] = run
         side_seat = self.geometry.seat_at(run.approach) if run.approach is not None else None
-        events.append(CardPlayed(
-            frame=run.start_frame, deal=state.number, trick=trick_number, seat=seat, card=card,
-            confidence=run.confidence, side_seat=side_seat,
-        ))
+        events.append(
+            CardPlayed(
+                frame=run.start_frame,
+                deal=state.number,
+                trick=trick_number,
+                seat=seat,
+                card=card,
+                confidence=run.confidence,
+                side_seat=side_seat,
+            )
+        )
         if weak:
-            events.append(Uncertain(
-                frame=run.start_frame, deal=state.number, reason="weak_read", card=card, seat=seat,
-                confidence=run.confidence,
-                detail=f"{card} was seen only {run.seen} times at one spot before it was covered",
-            ))
+            events.append(
+                Uncertain(
+                    frame=run.start_frame,
+                    deal=state.number,
+                    reason="weak_read",
+                    card=card,
+                    seat=seat,
+                    confidence=run.confidence,
+                    detail=f"{card} was seen only {run.seen} times at one spot before it was covered",
+                )
+            )
         if side_seat is not None and side_seat != seat:
-            events.append(Uncertain(
-                frame=run.start_frame, deal=state.number, reason="seat", card=card, seat=seat,
-                confidence=run.confidence,
-                detail=f"{card} is {seat_label(seat)}'s by the order of play but came from the "
-                f"{run.approach.value if run.approach else '?'} side, {seat_label(side_seat)}'s",
-            ))
+            events.append(
+                Uncertain(
+                    frame=run.start_frame,
+                    deal=state.number,
+                    reason="seat",
+                    card=card,
+                    seat=seat,
+                    confidence=run.confidence,
+                    detail=f"{card} is {seat_label(seat)}'s by the order of play but came from the "
+                    f"{run.approach.value if run.approach else '?'} side, {seat_label(side_seat)}'s",
+                )
+            )
         return events + self._new_revokes(state, run.start_frame, card)
 
     def _new_revokes(self, state: DealState, frame: int, proof_card: Card) -> list[Event]:
         revokes = state.deal.revokes
         events: list[Event] = []
-        for revoke in revokes[state.revokes_seen:]:
+        for revoke in revokes[state.revokes_seen :]:
             # The proof rests on the card led, the revoking card and the card that proves it (the
             # play just made, or the turned card the dealer still held).
             tricks = (*state.deal.tricks, state.deal.current_trick)
@@ -431,11 +511,19 @@ class Tracker(Sightings, Repairs, PlayIdentities):
             proving = proof_card if revoke.proven_in_trick != revoke.trick else state.deal.turned
             evidence = [state.confidence.get(c, 1.0) for c in (led_card, revoke.card, proving)]
             confidence = min(evidence)
-            events.append(RevokeFlagged(
-                frame=frame, deal=state.number, trick=revoke.trick, seat=revoke.seat,
-                card=revoke.card, led=str(revoke.led), proof=str(revoke.proof),
-                suspected=confidence < self.thresholds.suspect_confidence, confidence=confidence,
-            ))
+            events.append(
+                RevokeFlagged(
+                    frame=frame,
+                    deal=state.number,
+                    trick=revoke.trick,
+                    seat=revoke.seat,
+                    card=revoke.card,
+                    led=str(revoke.led),
+                    proof=str(revoke.proof),
+                    suspected=confidence < self.thresholds.suspect_confidence,
+                    confidence=confidence,
+                )
+            )
         state.revokes_seen = len(revokes)
         return events
 
@@ -447,10 +535,16 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         winner = trick.winner(deal.trump)
         assert winner is not None
         last_seen = self._trick_last_seen(state)
-        events: list[Event] = [TrickGathered(
-            frame=last_seen + 1, deal=state.number, trick=len(deal.tricks), winner=winner,
-            cards=trick.cards, points=trick.points,
-        )]
+        events: list[Event] = [
+            TrickGathered(
+                frame=last_seen + 1,
+                deal=state.number,
+                trick=len(deal.tricks),
+                winner=winner,
+                cards=trick.cards,
+                points=trick.points,
+            )
+        ]
         for played in state.trick:
             self._mark_gathered(state, played, frame)
         state.trick = []
@@ -478,23 +572,47 @@ class Tracker(Sightings, Repairs, PlayIdentities):
                 continue
             for run in track.runs:
                 # One that other frames explain as another card misread is corrected, not flagged.
-                if (run.start_frame > gathered and self._steady(run, frame, self._settle)
-                        and self._steady(run, frame, self._settle, self._unexplained(run))):
+                if (
+                    run.start_frame > gathered
+                    and self._steady(run, frame, self._settle)
+                    and self._steady(run, frame, self._settle, self._unexplained(run))
+                ):
                     events += self._flag_once(
-                        frame, "already_played", card=card, confidence=run.confidence,
+                        frame,
+                        "already_played",
+                        card=card,
+                        confidence=run.confidence,
                         detail=f"{card} lies in the play area but was already played this deal: "
                         "a misread of another card, not counted",
                     )
         return events
 
-    def _flag_once(self, frame: int, reason: str, *, detail: str, card: Card | None = None,
-                   seat: int | None = None, confidence: float | None = None,
-                   play: int | None = None, options: tuple[Card, ...] = ()) -> list[Event]:
+    def _flag_once(
+        self,
+        frame: int,
+        reason: str,
+        *,
+        detail: str,
+        card: Card | None = None,
+        seat: int | None = None,
+        confidence: float | None = None,
+        play: int | None = None,
+        options: tuple[Card, ...] = (),
+    ) -> list[Event]:
         key = (reason, card, self._deal_number)
         if key in self._flagged:
             return []
         self._flagged.add(key)
-        return [Uncertain(frame=frame, deal=max(self._deal_number, 1), reason=reason, card=card,
-                          seat=seat, detail=detail, confidence=confidence, play=play,
-                          options=options)]
-
+        return [
+            Uncertain(
+                frame=frame,
+                deal=max(self._deal_number, 1),
+                reason=reason,
+                card=card,
+                seat=seat,
+                detail=detail,
+                confidence=confidence,
+                play=play,
+                options=options,
+            )
+        ]

@@ -147,10 +147,12 @@ class AdaptResult:
         else:
             verdict = "kept the previous model as default"
         name = self.model.name if self.model is not None else "the new model"
-        return (f"{name}: card precision/recall on {self.judged_on} "
-                f"{b['card_precision']:.2f}/{b['card_recall']:.2f} -> {a['card_precision']:.2f}/"
-                f"{a['card_recall']:.2f} ({self.chosen}, {self.minutes.get('train', 0):.1f} min "
-                f"training); {verdict}")
+        return (
+            f"{name}: card precision/recall on {self.judged_on} "
+            f"{b['card_precision']:.2f}/{b['card_recall']:.2f} -> {a['card_precision']:.2f}/"
+            f"{a['card_recall']:.2f} ({self.chosen}, {self.minutes.get('train', 0):.1f} min "
+            f"training); {verdict}"
+        )
 
 
 PRECISION_GIVEN_UP = 0.02
@@ -164,8 +166,10 @@ def is_better(before: dict[str, float], after: dict[str, float], *, margin: floa
     and it does not buy that with false cards (:data:`PRECISION_GIVEN_UP`)."""
     from scorekeeper.vision.metrics import card_f1
 
-    keeps_precision = (after["card_precision"] >= MIN_PRECISION
-                       or after["card_precision"] >= before["card_precision"] - PRECISION_GIVEN_UP)
+    keeps_precision = (
+        after["card_precision"] >= MIN_PRECISION
+        or after["card_precision"] >= before["card_precision"] - PRECISION_GIVEN_UP
+    )
     return keeps_precision and card_f1(after) > card_f1(before) + margin
 
 
@@ -181,14 +185,53 @@ def check_detector_mode(mode: str) -> str:
 def build_scenes(plan: AdaptPlan, log: Log = print) -> tuple[Path, Path]:
     """Training scenes (the deck + the usual mix) and held-back scenes of the deck alone."""
     train, heldback = plan.work / "scenes", plan.work / "heldback"
-    common = [sys.executable, "-m", "scorekeeper", "dataset", "build", "--crops", "--quiet",
-              "--workers", str(plan.workers), "--overwrite"]
+    common = [
+        sys.executable,
+        "-m",
+        "scorekeeper",
+        "dataset",
+        "build",
+        "--crops",
+        "--quiet",
+        "--workers",
+        str(plan.workers),
+        "--overwrite",
+    ]
     mix = [arg for folder in plan.extra_faces for arg in ("--faces", str(folder))]
     jobs = [
-        (train, [*common, "--out", str(train), "--images", str(plan.scenes), "--seed", str(plan.seed),
-                 "--faces", str(plan.deck), *mix, "--procedural-share", "0.3"]),
-        (heldback, [*common, "--out", str(heldback), "--images", str(plan.heldback),
-                    "--seed", str(plan.seed + 1000), "--faces", str(plan.deck), "--procedural-share", "0"]),
+        (
+            train,
+            [
+                *common,
+                "--out",
+                str(train),
+                "--images",
+                str(plan.scenes),
+                "--seed",
+                str(plan.seed),
+                "--faces",
+                str(plan.deck),
+                *mix,
+                "--procedural-share",
+                "0.3",
+            ],
+        ),
+        (
+            heldback,
+            [
+                *common,
+                "--out",
+                str(heldback),
+                "--images",
+                str(plan.heldback),
+                "--seed",
+                str(plan.seed + 1000),
+                "--faces",
+                str(plan.deck),
+                "--procedural-share",
+                "0",
+            ],
+        ),
     ]
     for folder, command in jobs:
         if (folder / "data.yaml").is_file():
@@ -206,8 +249,12 @@ def labelled_set(folder: Path) -> list[Any]:
     """Every labelled image of a YOLO set, both splits."""
     from scorekeeper.vision import evaluate
 
-    return [image for split in ("train", "val") if (folder / "images" / split).is_dir()
-            for image in evaluate.labelled_images(folder, split)]
+    return [
+        image
+        for split in ("train", "val")
+        if (folder / "images" / split).is_dir()
+        for image in evaluate.labelled_images(folder, split)
+    ]
 
 
 def deck_face_crops(deck: Path, *, per_index: int, seed: int) -> tuple[Any, Any] | None:
@@ -216,8 +263,9 @@ def deck_face_crops(deck: Path, *, per_index: int, seed: int) -> tuple[Any, Any]
 
     pack: Any = FacePack.load(deck)
     # Procedural decks keep 8/9/10/joker (not_a_card) and other fonts in view: no forgetting them.
-    return training_face_crops([pack], per_index=per_index, procedural=8, procedural_per_index=2,
-                               seed=seed)
+    return training_face_crops(
+        [pack], per_index=per_index, procedural=8, procedural_per_index=2, seed=seed
+    )
 
 
 def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print) -> AdaptResult:
@@ -228,15 +276,28 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print
     scenes, heldback = build_scenes(plan, log)
     scene_minutes = round((time.time() - began) / 60, 2)
     teaching = TeachingSet(
-        train=[scenes], crop_sets=[scenes / "crops"], judged=labelled_set(heldback),
+        train=[scenes],
+        crop_sets=[scenes / "crops"],
+        judged=labelled_set(heldback),
         judged_on="held-back scenes of the deck",
         face_crops=deck_face_crops(plan.deck, per_index=plan.face_crops_per_index, seed=plan.seed),
     )
-    job = AdaptJob(name=plan.name, base=plan.base, work=plan.work, minutes=plan.minutes,
-                   detector=check_detector_mode(plan.detector), seed=plan.seed, threads=plan.threads,
-                   learned_from={"deck": plan.deck.name},
-                   extra_record={"deck": plan.deck.name, "deck_folder": str(plan.deck),
-                                 "heldback_scenes": plan.heldback, "train_scenes": plan.scenes})
+    job = AdaptJob(
+        name=plan.name,
+        base=plan.base,
+        work=plan.work,
+        minutes=plan.minutes,
+        detector=check_detector_mode(plan.detector),
+        seed=plan.seed,
+        threads=plan.threads,
+        learned_from={"deck": plan.deck.name},
+        extra_record={
+            "deck": plan.deck.name,
+            "deck_folder": str(plan.deck),
+            "heldback_scenes": plan.heldback,
+            "train_scenes": plan.scenes,
+        },
+    )
     result = run_adaptation(job, teaching, progress=progress, log=log)
     result.minutes["scenes"] = scene_minutes
     return result
@@ -264,8 +325,14 @@ def split_judged(images: Sequence[Any]) -> tuple[list[Any], list[Any]]:
     return list(images[0::2]), list(images[1::2])
 
 
-def run_adaptation(job: AdaptJob, teaching: TeachingSet, *, progress: Progress | None = None,
-                   log: Log = print, trainer: Trainer | None = None) -> AdaptResult:
+def run_adaptation(
+    job: AdaptJob,
+    teaching: TeachingSet,
+    *,
+    progress: Progress | None = None,
+    log: Log = print,
+    trainer: Trainer | None = None,
+) -> AdaptResult:
     """Fine-tune ``job.base`` on ``teaching`` and keep the result only if it is better (see module)."""
     from scorekeeper.vision.evaluate import labelled_truth, measure_cards
     from scorekeeper.vision.metrics import card_f1
@@ -288,20 +355,37 @@ def run_adaptation(job: AdaptJob, teaching: TeachingSet, *, progress: Progress |
     candidates = stage_candidates(job, trained, calibrate, teaching.judged_on)
     truth = labelled_truth(judge)
     before = measure_cards(CardReader(job.base), truth)
-    figures = {kind: measure_cards(CardReader(folder), truth) for kind, folder in candidates.items()}
+    figures = {
+        kind: measure_cards(CardReader(folder), truth) for kind, folder in candidates.items()
+    }
     chosen = max(figures, key=lambda kind: card_f1(figures[kind]))
     after = figures[chosen]
     better = is_better(before, after)
-    minutes = {**trained.minutes, "compare": round((time.time() - started) / 60, 2),
-               "total": round((time.time() - began) / 60, 2)}
+    minutes = {
+        **trained.minutes,
+        "compare": round((time.time() - started) / 60, 2),
+        "total": round((time.time() - began) / 60, 2),
+    }
     record = {
-        **job.extra_record, "base": str(job.base), "learned_from": _learned_from(job),
-        "judged_on": teaching.judged_on, "calibration_images": len(calibrate),
-        "judged_images": len(judge), "before": before, "after": after, "chosen": chosen,
-        "candidates": figures, "better": better, "detector": {
-            "mode": job.detector, "fine_tuned": trained.detector is not None,
-            "base_on_calibration": detector_figures},
-        "minutes": minutes, "budget_minutes": job.minutes, "steps": trained.steps,
+        **job.extra_record,
+        "base": str(job.base),
+        "learned_from": _learned_from(job),
+        "judged_on": teaching.judged_on,
+        "calibration_images": len(calibrate),
+        "judged_images": len(judge),
+        "before": before,
+        "after": after,
+        "chosen": chosen,
+        "candidates": figures,
+        "better": better,
+        "detector": {
+            "mode": job.detector,
+            "fine_tuned": trained.detector is not None,
+            "base_on_calibration": detector_figures,
+        },
+        "minutes": minutes,
+        "budget_minutes": job.minutes,
+        "steps": trained.steps,
         "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
     }
     model: Path | None = None
@@ -309,11 +393,16 @@ def run_adaptation(job: AdaptJob, teaching: TeachingSet, *, progress: Progress |
     if better or (job.install_when_worse and not replaces_active):
         model = install(job, candidates[chosen], record)
         if better:
-            set_active_model(job.name, reason=f"{_reason(job)}: card F1 {card_f1(before):.3f} -> "
-                             f"{card_f1(after):.3f} on {teaching.judged_on}")
+            set_active_model(
+                job.name,
+                reason=f"{_reason(job)}: card F1 {card_f1(before):.3f} -> "
+                f"{card_f1(after):.3f} on {teaching.judged_on}",
+            )
     else:
         job.work.mkdir(parents=True, exist_ok=True)
-        (job.work / "last-attempt.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+        (job.work / "last-attempt.json").write_text(
+            json.dumps(record, indent=2) + "\n", encoding="utf-8"
+        )
     if progress:
         progress("done", 1.0, 0.0)
     return AdaptResult(model, before, after, better, minutes, teaching.judged_on, chosen)
@@ -321,7 +410,11 @@ def run_adaptation(job: AdaptJob, teaching: TeachingSet, *, progress: Progress |
 
 def _reason(job: AdaptJob) -> str:
     deals = job.learned_from.get("deals")
-    return f"learned from {deals} deals of play" if deals else f"adapted to deck {job.learned_from.get('deck')}"
+    return (
+        f"learned from {deals} deals of play"
+        if deals
+        else f"adapted to deck {job.learned_from.get('deck')}"
+    )
 
 
 def _learned_from(job: AdaptJob) -> dict[str, Any]:
@@ -360,21 +453,30 @@ def _detector_pays(job: AdaptJob, calibrate: list[Any], log: Log) -> tuple[bool,
         return False, {}
     figures = measure_detector(CardReader(job.base), calibrate)
     pays = job.detector == "on" or not figures["index_recall"] >= DETECTOR_PAYS_BELOW
-    log(f"base detector finds {figures['index_recall']:.3f} of the indices: "
-        f"{'fine-tuning it too' if pays else 'kept as it is'}")
+    log(
+        f"base detector finds {figures['index_recall']:.3f} of the indices: "
+        f"{'fine-tuning it too' if pays else 'kept as it is'}"
+    )
     return pays, figures
 
 
-def finetune(job: AdaptJob, teaching: TeachingSet, with_detector: bool, progress: Progress | None,
-             log: Log) -> Trained:
+def finetune(
+    job: AdaptJob, teaching: TeachingSet, with_detector: bool, progress: Progress | None, log: Log
+) -> Trained:
     """The real fine-tune: the classifier, then (``with_detector``) the detector, in the budget."""
     seconds = job.minutes * 60
     share = DETECTOR_SHARE if with_detector else 0.0
     minutes: dict[str, float] = {}
     steps: dict[str, Any] = {}
     began = time.time()
-    classifier = finetune_classifier(job, teaching, seconds * (1 - share), progress, log,
-                                     share_of_progress=(0.0, 0.9 * (1 - share)))
+    classifier = finetune_classifier(
+        job,
+        teaching,
+        seconds * (1 - share),
+        progress,
+        log,
+        share_of_progress=(0.0, 0.9 * (1 - share)),
+    )
     minutes["classifier"] = round((time.time() - began) / 60, 2)
     steps["classifier"] = _last_log(classifier.parent / "log.jsonl")
     detector = None
@@ -395,9 +497,15 @@ def _last_log(path: Path) -> dict[str, Any]:
     return record if isinstance(record, dict) else {}
 
 
-def finetune_classifier(job: AdaptJob, teaching: TeachingSet, seconds: float,
-                        progress: Progress | None = None, log: Log = print, *,
-                        share_of_progress: tuple[float, float] = (0.0, 0.9)) -> Path:
+def finetune_classifier(
+    job: AdaptJob,
+    teaching: TeachingSet,
+    seconds: float,
+    progress: Progress | None = None,
+    log: Log = print,
+    *,
+    share_of_progress: tuple[float, float] = (0.0, 0.9),
+) -> Path:
     """Fine-tune the base model's classifier for ``seconds`` of steps; returns the best checkpoint."""
     from scorekeeper.training.classifier import ClassifierRecipe, load_crop_data, train_classifier
 
@@ -409,11 +517,18 @@ def finetune_classifier(job: AdaptJob, teaching: TeachingSet, seconds: float,
     config = _read_json(job.base / "reader.json")
     size = int(config["classifier"].get("crop_size", 48))
     margin = float(config["classifier"].get("crop_margin", 0.2))
-    data = load_crop_data(detection_sets=teaching.train, crop_sets=teaching.crop_sets, size=size,
-                          margin=margin, seed=job.seed, face_crops=teaching.face_crops)
+    data = load_crop_data(
+        detection_sets=teaching.train,
+        crop_sets=teaching.crop_sets,
+        size=size,
+        margin=margin,
+        seed=job.seed,
+        face_crops=teaching.face_crops,
+    )
     log(f"fine-tune data: {data.summary()}")
-    recipe = ClassifierRecipe(epochs=1, lr=6e-4, size=size, margin=margin, seed=job.seed,
-                              threads=job.threads)
+    recipe = ClassifierRecipe(
+        epochs=1, lr=6e-4, size=size, margin=margin, seed=job.seed, threads=job.threads
+    )
     out = job.work / "classifier"
     if out.exists():
         shutil.rmtree(out)
@@ -426,11 +541,16 @@ def finetune_classifier(job: AdaptJob, teaching: TeachingSet, seconds: float,
         left = max(0.0, seconds - (time.monotonic() - began))
         progress("fine-tune", low + (high - low) * min(1.0, done / max(total, 1)), left)
 
-    return Path(train_classifier(data, out, recipe, init=init, log=log, progress=report,
-                                 budget_seconds=seconds))
+    return Path(
+        train_classifier(
+            data, out, recipe, init=init, log=log, progress=report, budget_seconds=seconds
+        )
+    )
 
 
-def finetune_detector(job: AdaptJob, teaching: TeachingSet, seconds: float, log: Log = print) -> Path:
+def finetune_detector(
+    job: AdaptJob, teaching: TeachingSet, seconds: float, log: Log = print
+) -> Path:
     """Fine-tune the base detector on the teaching sets for ``seconds`` (ultralytics fits its
     epochs to the time, measured on its own first epoch); returns the best weights."""
     from scorekeeper.training.detector import DetectorRecipe, prepare_ultralytics, train_detector
@@ -440,22 +560,39 @@ def finetune_detector(job: AdaptJob, teaching: TeachingSet, seconds: float, log:
     config = _read_json(job.base / "reader.json")
     data_yaml = job.work / "detector-data.yaml"
     folders = [str(folder.resolve() / "images" / "train") for folder in teaching.train]
-    vals = [str(folder.resolve() / "images" / "val") for folder in teaching.train
-            if (folder / "images" / "val").is_dir()]
+    vals = [
+        str(folder.resolve() / "images" / "val")
+        for folder in teaching.train
+        if (folder / "images" / "val").is_dir()
+    ]
     data_yaml.write_text(
         "# Written by scorekeeper: the sets this adaptation learns from.\n"
         f"train: {json.dumps(folders)}\nval: {json.dumps(vals or folders)}\nnc: 1\nnames:\n  0: index\n",
-        encoding="utf-8")
-    recipe = DetectorRecipe(imgsz=int(config["detector"].get("train_imgsz", 320)), epochs=50,
-                            lr0=3e-4, warmup_epochs=0.0, close_mosaic=0, mosaic=0.5,
-                            time=seconds / 3600, seed=job.seed, patience=50)
+        encoding="utf-8",
+    )
+    recipe = DetectorRecipe(
+        imgsz=int(config["detector"].get("train_imgsz", 320)),
+        epochs=50,
+        lr0=3e-4,
+        warmup_epochs=0.0,
+        close_mosaic=0,
+        mosaic=0.5,
+        time=seconds / 3600,
+        seed=job.seed,
+        patience=50,
+    )
     project = job.work / "detector"
     if project.exists():
         shutil.rmtree(project)
     log(f"detector: fine-tuning for {seconds / 60:.1f} min")
     with contextlib.redirect_stdout(sys.stderr):  # its progress bars too
-        run = train_detector(data_yaml, project, "finetune", recipe,
-                             init=job.base / "checkpoints" / "index-detector.pt")
+        run = train_detector(
+            data_yaml,
+            project,
+            "finetune",
+            recipe,
+            init=job.base / "checkpoints" / "index-detector.pt",
+        )
     best = run / "weights" / "best.pt"
     return best if best.is_file() else run / "weights" / "last.pt"
 
@@ -467,23 +604,33 @@ def log_to_stderr() -> None:
     from ultralytics.utils import LOGGER
 
     for handler in LOGGER.handlers:
-        if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+        if isinstance(handler, logging.StreamHandler) and not isinstance(
+            handler, logging.FileHandler
+        ):
             handler.setStream(sys.stderr)
 
 
-def stage_candidates(job: AdaptJob, trained: Trained, calibrate: list[Any],
-                     judged_on: str) -> dict[str, Path]:
+def stage_candidates(
+    job: AdaptJob, trained: Trained, calibrate: list[Any], judged_on: str
+) -> dict[str, Path]:
     """Model folders to compare, thresholds and temperature chosen on the calibration half."""
     from scorekeeper.training.thresholds import choose_on
 
-    staged = {"thresholds": _stage(job, "thresholds", classifier=None, detector=None),
-              "classifier": _stage(job, "classifier", classifier=trained.classifier, detector=None)}
+    staged = {
+        "thresholds": _stage(job, "thresholds", classifier=None, detector=None),
+        "classifier": _stage(job, "classifier", classifier=trained.classifier, detector=None),
+    }
     if trained.detector is not None:
-        staged["classifier+detector"] = _stage(job, "both", classifier=trained.classifier,
-                                               detector=trained.detector)
+        staged["classifier+detector"] = _stage(
+            job, "both", classifier=trained.classifier, detector=trained.detector
+        )
     for folder in staged.values():
-        choose_on(folder, calibrate, on=f"{judged_on}, calibration half ({len(calibrate)} images)",
-                  min_precision=MIN_PRECISION)
+        choose_on(
+            folder,
+            calibrate,
+            on=f"{judged_on}, calibration half ({len(calibrate)} images)",
+            min_precision=MIN_PRECISION,
+        )
     return staged
 
 
@@ -500,8 +647,9 @@ def _stage(job: AdaptJob, kind: str, *, classifier: Path | None, detector: Path 
         _install_detector(detector, staging, config)
     config = _read_json(staging / "reader.json")
     config["adapted_from"] = str(job.base)
-    config["deck_name"] = deck_name(job.base) if not job.learned_from.get("deck") \
-        else str(job.learned_from["deck"])
+    config["deck_name"] = (
+        deck_name(job.base) if not job.learned_from.get("deck") else str(job.learned_from["deck"])
+    )
     (staging / "reader.json").write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     return staging
 
@@ -512,12 +660,21 @@ def _install_classifier(checkpoint: Path, staging: Path, config: dict[str, Any])
     from scorekeeper.training.classifier import export_classifier
     from scorekeeper.vision.reader import CLASSIFIER_CLASSES
 
-    export_classifier(checkpoint, staging / config["classifier"]["file"],
-                      size=int(config["classifier"].get("crop_size", 48)))
+    export_classifier(
+        checkpoint,
+        staging / config["classifier"]["file"],
+        size=int(config["classifier"].get("crop_size", 48)),
+    )
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     (staging / "checkpoints").mkdir(exist_ok=True)
-    torch.save({"model": state["model"], "recipe": state.get("recipe", {}), "classes": list(CLASSIFIER_CLASSES)},
-               staging / "checkpoints" / "index-classifier.pt")
+    torch.save(
+        {
+            "model": state["model"],
+            "recipe": state.get("recipe", {}),
+            "classes": list(CLASSIFIER_CLASSES),
+        },
+        staging / "checkpoints" / "index-classifier.pt",
+    )
 
 
 def _install_detector(weights: Path, staging: Path, config: dict[str, Any]) -> None:
@@ -525,8 +682,11 @@ def _install_detector(weights: Path, staging: Path, config: dict[str, Any]) -> N
 
     log_to_stderr()
     with contextlib.redirect_stdout(sys.stderr):
-        export_detector(weights, staging / config["detector"]["file"],
-                        imgsz=int(config["detector"].get("train_imgsz", 320)))
+        export_detector(
+            weights,
+            staging / config["detector"]["file"],
+            imgsz=int(config["detector"].get("train_imgsz", 320)),
+        )
         strip_checkpoint(weights, staging / "checkpoints" / "index-detector.pt")
 
 

@@ -67,15 +67,28 @@ def build_network(num_classes: int = len(CLASSIFIER_CLASSES), width: int = 32) -
     from torch import nn
 
     def block(cin: int, cout: int) -> list[Any]:
-        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+        return [
+            nn.Conv2d(cin, cout, 3, padding=1, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(inplace=True),
+        ]
 
     w = width
     layers = [
-        *block(3, w), *block(w, w), nn.MaxPool2d(2),
-        *block(w, 2 * w), *block(2 * w, 2 * w), nn.MaxPool2d(2),
-        *block(2 * w, 4 * w), *block(4 * w, 4 * w), nn.MaxPool2d(2),
+        *block(3, w),
+        *block(w, w),
+        nn.MaxPool2d(2),
+        *block(w, 2 * w),
+        *block(2 * w, 2 * w),
+        nn.MaxPool2d(2),
+        *block(2 * w, 4 * w),
+        *block(4 * w, 4 * w),
+        nn.MaxPool2d(2),
         *block(4 * w, 6 * w),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(6 * w, num_classes),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(6 * w, num_classes),
     ]
     return nn.Sequential(*layers)
 
@@ -105,7 +118,9 @@ def extract_context_crops(
     """
     import cv2
 
-    images = sorted(p for p in (dataset / "images" / split).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    images = sorted(
+        p for p in (dataset / "images" / split).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
+    )
     rng = np.random.default_rng(seed)
     if limit is not None and len(images) > limit:
         images = [images[i] for i in sorted(rng.choice(len(images), limit, replace=False))]
@@ -127,7 +142,12 @@ def extract_context_crops(
             if not 0 <= cls < len(DECK):
                 continue
             cx, cy, bw, bh = (float(v) for v in row[1:5])
-            box = ((cx - bw / 2) * width, (cy - bh / 2) * height, (cx + bw / 2) * width, (cy + bh / 2) * height)
+            box = (
+                (cx - bw / 2) * width,
+                (cy - bh / 2) * height,
+                (cx + bw / 2) * width,
+                (cy + bh / 2) * height,
+            )
             if max(bw * width, bh * height) < min_px:
                 continue
             crops.append(crop_square(frame, box, margin=CONTEXT_MARGIN, size=CONTEXT_SIZE))
@@ -137,9 +157,16 @@ def extract_context_crops(
     return np.stack(crops), np.asarray(labels, np.int64)
 
 
-def load_crop_folders(root: Path, split: str, *, size: int, margin: float = 0.2,
-                      only: Iterable[int] | None = None, limit_per_class: int | None = None,
-                      seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def load_crop_folders(
+    root: Path,
+    split: str,
+    *,
+    size: int,
+    margin: float = 0.2,
+    only: Iterable[int] | None = None,
+    limit_per_class: int | None = None,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
     """Crops from ``root/split/<class>/*.png`` resized to ``size`` (BGR), with class ids."""
     import cv2
 
@@ -156,7 +183,9 @@ def load_crop_folders(root: Path, split: str, *, size: int, margin: float = 0.2,
             continue
         files = sorted(p for p in class_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if limit_per_class is not None and len(files) > limit_per_class:
-            files = [files[i] for i in sorted(rng.choice(len(files), limit_per_class, replace=False))]
+            files = [
+                files[i] for i in sorted(rng.choice(len(files), limit_per_class, replace=False))
+            ]
         for path in files:
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
@@ -174,21 +203,32 @@ def _square_resize(image: np.ndarray, size: int, margin: float) -> np.ndarray:
     return crop_square(image, (0.0, 0.0, float(w), float(h)), margin=margin, size=size)
 
 
-def jittered_crop(context: np.ndarray, rng: np.random.Generator, *, margin: float, size: int,
-                  shift: float = 0.12, zoom: tuple[float, float] = (0.85, 1.25)) -> np.ndarray:
+def jittered_crop(
+    context: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    margin: float,
+    size: int,
+    shift: float = 0.12,
+    zoom: tuple[float, float] = (0.85, 1.25),
+) -> np.ndarray:
     """The classifier's square cut from a context crop, with the index box shifted and rescaled."""
     side = CONTEXT_SIZE / (1.0 + 2.0 * CONTEXT_MARGIN)
     centre = CONTEXT_SIZE / 2.0
     cx = centre + rng.uniform(-shift, shift) * side
     cy = centre + rng.uniform(-shift, shift) * side
     s = side * rng.uniform(*zoom)
-    return crop_square(context, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2), margin=margin, size=size)
+    return crop_square(
+        context, (cx - s / 2, cy - s / 2, cx + s / 2, cy + s / 2), margin=margin, size=size
+    )
 
 
 def centre_crop(context: np.ndarray, *, margin: float, size: int) -> np.ndarray:
     side = CONTEXT_SIZE / (1.0 + 2.0 * CONTEXT_MARGIN)
     c = CONTEXT_SIZE / 2.0
-    return crop_square(context, (c - side / 2, c - side / 2, c + side / 2, c + side / 2), margin=margin, size=size)
+    return crop_square(
+        context, (c - side / 2, c - side / 2, c + side / 2, c + side / 2), margin=margin, size=size
+    )
 
 
 def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -201,8 +241,11 @@ def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         out = np.repeat(out.mean(axis=2, keepdims=True), 3, axis=2)
     if rng.random() < 0.3:  # seen from further away: down to ~14-36 px and back
         small = int(rng.uniform(14, 36))
-        out = cv2.resize(cv2.resize(out, (small, small), interpolation=cv2.INTER_AREA), (size, size),
-                         interpolation=cv2.INTER_LINEAR)
+        out = cv2.resize(
+            cv2.resize(out, (small, small), interpolation=cv2.INTER_AREA),
+            (size, size),
+            interpolation=cv2.INTER_LINEAR,
+        )
     if rng.random() < 0.25:
         k = rng.choice([3, 5])
         out = cv2.GaussianBlur(out, (int(k), int(k)), 0)
@@ -260,14 +303,16 @@ def webcam_view(crop: np.ndarray, rng: np.random.Generator, *, margin: float) ->
     lens = rng.uniform(0.0, 0.7) * size / native  # blur in native pixels, applied before sampling
     if lens > 0.3:
         image = cv2.GaussianBlur(image, (0, 0), lens)
-    small: np.ndarray = cv2.resize(
-        image, (native, native), interpolation=cv2.INTER_AREA
-    ).astype(np.float32)
+    small: np.ndarray = cv2.resize(image, (native, native), interpolation=cv2.INTER_AREA).astype(
+        np.float32
+    )
     if rng.random() < 0.25:  # a hand or the camera moving during the exposure
         length = int(rng.integers(2, 4))
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length
-        turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1.0)
+        turn = cv2.getRotationMatrix2D(
+            ((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1.0
+        )
         turned = np.asarray(cv2.warpAffine(kernel, turn, (length, length)), np.float32)
         small = cv2.filter2D(small, -1, turned / max(float(turned.sum()), 1e-6))
     if rng.random() < 0.3:  # a dim room: the sensor's gain lifts the noise with the picture
@@ -305,14 +350,23 @@ class CropData:
         return {
             "train_context_crops": len(self.context),
             "train_folder_crops": len(self.fixed),
-            "train_not_a_card": int((self.context_labels == len(DECK)).sum() + (self.fixed_labels == len(DECK)).sum()),
+            "train_not_a_card": int(
+                (self.context_labels == len(DECK)).sum() + (self.fixed_labels == len(DECK)).sum()
+            ),
             "val_crops": len(self.val),
         }
 
 
-def load_crop_data(*, detection_sets: list[Path], crop_sets: list[Path], size: int, margin: float,
-                   seed: int = 0, max_images: int | None = None,
-                   face_crops: tuple[np.ndarray, np.ndarray] | None = None) -> CropData:
+def load_crop_data(
+    *,
+    detection_sets: list[Path],
+    crop_sets: list[Path],
+    size: int,
+    margin: float,
+    seed: int = 0,
+    max_images: int | None = None,
+    face_crops: tuple[np.ndarray, np.ndarray] | None = None,
+) -> CropData:
     """Scene crops, folder crops and (optionally) context crops rendered from faces, in memory."""
     contexts, context_labels, fixed, fixed_labels, val, val_labels = [], [], [], [], [], []
     if face_crops is not None:
@@ -323,8 +377,11 @@ def load_crop_data(*, detection_sets: list[Path], crop_sets: list[Path], size: i
         contexts.append(c)
         context_labels.append(y)
         vc, vy = extract_context_crops(dataset, "val", seed=seed)
-        val.append(np.stack([centre_crop(x, margin=margin, size=size) for x in vc]) if len(vc) else
-                   np.zeros((0, size, size, 3), np.uint8))
+        val.append(
+            np.stack([centre_crop(x, margin=margin, size=size) for x in vc])
+            if len(vc)
+            else np.zeros((0, size, size, 3), np.uint8)
+        )
         val_labels.append(vy)
     for root in crop_sets:
         f, y = load_crop_folders(root, "train", size=size, margin=margin, seed=seed)
@@ -351,7 +408,10 @@ def load_crop_data(*, detection_sets: list[Path], crop_sets: list[Path], size: i
 def _to_tensor(batch_bgr: np.ndarray) -> Any:
     import torch
 
-    rgb = np.ascontiguousarray(batch_bgr[:, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    rgb = (
+        np.ascontiguousarray(batch_bgr[:, :, :, ::-1].transpose(0, 3, 1, 2), dtype=np.float32)
+        / 255.0
+    )
     return torch.from_numpy(rgb)
 
 
@@ -381,10 +441,17 @@ class ClassifierRecipe:
     club_spade_weight: float = CLUB_SPADE_WEIGHT
 
 
-def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
-                     init: Path | None = None, resume: bool = False, log=print,
-                     progress: Callable[[int, int], None] | None = None,
-                     budget_seconds: float | None = None) -> Path:
+def train_classifier(
+    data: CropData,
+    out_dir: Path,
+    recipe: ClassifierRecipe,
+    *,
+    init: Path | None = None,
+    resume: bool = False,
+    log=print,
+    progress: Callable[[int, int], None] | None = None,
+    budget_seconds: float | None = None,
+) -> Path:
     """Train (or resume) the classifier; returns the path of ``best.pt``. Writes ``log.jsonl``.
 
     ``progress(done, total)`` is called after every step (for a progress bar with time left).
@@ -397,11 +464,17 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
     torch.set_num_threads(recipe.threads)
     torch.manual_seed(recipe.seed)
     out_dir.mkdir(parents=True, exist_ok=True)
-    device = torch.device(recipe.device if recipe.device != "cpu" and torch.cuda.is_available() else "cpu")
+    device = torch.device(
+        recipe.device if recipe.device != "cpu" and torch.cuda.is_available() else "cpu"
+    )
     last = out_dir / "last.pt"
     resuming = resume and last.is_file()
     start_from = last if resuming else init
-    state = torch.load(start_from, map_location=device, weights_only=False) if start_from is not None else None
+    state = (
+        torch.load(start_from, map_location=device, weights_only=False)
+        if start_from is not None
+        else None
+    )
     if state is not None:
         # A checkpoint fixes the network's width: resuming or fine-tuning keeps the one it had.
         recipe.width = int(state.get("recipe", {}).get("width", recipe.width))
@@ -410,7 +483,9 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
     if n_train == 0:
         raise ValueError("no classifier training crops: build the data set first")
     steps = recipe.steps_per_epoch or max(1, n_train // recipe.batch)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=recipe.lr, weight_decay=recipe.weight_decay)
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=recipe.lr, weight_decay=recipe.weight_decay
+    )
     budget: BudgetSchedule | None = None
     if budget_seconds is not None:
         recipe.epochs, resuming = 1, False
@@ -418,8 +493,9 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
         steps = budget.total
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, budget.factor)
     else:
-        scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=recipe.lr,
-                                                        total_steps=steps * recipe.epochs, pct_start=0.1)
+        scheduler = torch.optim.lr_scheduler.OneCycleLR(
+            optimizer, max_lr=recipe.lr, total_steps=steps * recipe.epochs, pct_start=0.1
+        )
     total = steps * recipe.epochs
     start_epoch, best_acc = 0, -1.0
     if resuming:
@@ -455,7 +531,9 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
             batch = np.empty((recipe.batch, recipe.size, recipe.size, 3), np.uint8)
             for j, i in enumerate(picks):
                 if i < n_context:
-                    crop = jittered_crop(data.context[i], rng, margin=recipe.margin, size=recipe.size)
+                    crop = jittered_crop(
+                        data.context[i], rng, margin=recipe.margin, size=recipe.size
+                    )
                 else:
                     crop = data.fixed[i - n_context]
                 if rng.random() < 0.5:
@@ -488,22 +566,44 @@ def train_classifier(data: CropData, out_dir: Path, recipe: ClassifierRecipe, *,
             correct += int((out.argmax(1) == y).sum())
             loss_sum += float(loss.detach()) * len(picks)
         acc = evaluate_classifier(model, data.val, data.val_labels, device=device)
-        record = {"epoch": epoch, "train_loss": loss_sum / seen, "train_top1": correct / seen,
-                  "val_top1": acc, "seconds": round(time.time() - began, 1), "steps": step}
+        record = {
+            "epoch": epoch,
+            "train_loss": loss_sum / seen,
+            "train_top1": correct / seen,
+            "val_top1": acc,
+            "seconds": round(time.time() - began, 1),
+            "steps": step,
+        }
         if budget is not None and budget.seconds_per_step is not None:
             record["seconds_per_step"] = round(budget.seconds_per_step, 4)
         with (out_dir / "log.jsonl").open("a") as handle:
             handle.write(json.dumps(record) + "\n")
-        log(f"classifier epoch {epoch + 1}/{recipe.epochs}: loss {record['train_loss']:.3f} "
-            f"train {record['train_top1']:.3f} val {acc:.3f} ({record['seconds']} s)")
-        state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                 "scheduler": scheduler.state_dict(), "epoch": epoch, "best_acc": max(best_acc, acc),
-                 "recipe": recipe.__dict__, "classes": list(CLASSIFIER_CLASSES)}
+        log(
+            f"classifier epoch {epoch + 1}/{recipe.epochs}: loss {record['train_loss']:.3f} "
+            f"train {record['train_top1']:.3f} val {acc:.3f} ({record['seconds']} s)"
+        )
+        state = {
+            "model": model.state_dict(),
+            "optimizer": optimizer.state_dict(),
+            "scheduler": scheduler.state_dict(),
+            "epoch": epoch,
+            "best_acc": max(best_acc, acc),
+            "recipe": recipe.__dict__,
+            "classes": list(CLASSIFIER_CLASSES),
+        }
         torch.save(state, last)
         if acc >= best_acc:
             best_acc = acc
-            torch.save({"model": model.state_dict(), "epoch": epoch, "val_top1": acc,
-                        "recipe": recipe.__dict__, "classes": list(CLASSIFIER_CLASSES)}, out_dir / "best.pt")
+            torch.save(
+                {
+                    "model": model.state_dict(),
+                    "epoch": epoch,
+                    "val_top1": acc,
+                    "recipe": recipe.__dict__,
+                    "classes": list(CLASSIFIER_CLASSES),
+                },
+                out_dir / "best.pt",
+            )
     return out_dir / "best.pt"
 
 
@@ -555,8 +655,9 @@ class BudgetSchedule:
         return 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
-def evaluate_classifier(model: Any, crops: np.ndarray, labels: np.ndarray, *, device: Any = "cpu",
-                        batch: int = 512) -> float:
+def evaluate_classifier(
+    model: Any, crops: np.ndarray, labels: np.ndarray, *, device: Any = "cpu", batch: int = 512
+) -> float:
     import torch
 
     if len(crops) == 0:
@@ -565,12 +666,14 @@ def evaluate_classifier(model: Any, crops: np.ndarray, labels: np.ndarray, *, de
     correct = 0
     with torch.no_grad():
         for start in range(0, len(crops), batch):
-            out = model(_to_tensor(crops[start:start + batch]).to(device))
-            correct += int((out.argmax(1).cpu().numpy() == labels[start:start + batch]).sum())
+            out = model(_to_tensor(crops[start : start + batch]).to(device))
+            correct += int((out.argmax(1).cpu().numpy() == labels[start : start + batch]).sum())
     return correct / len(crops)
 
 
-def export_classifier(checkpoint: Path, onnx_path: Path, *, size: int = 48, width: int = 32) -> Path:
+def export_classifier(
+    checkpoint: Path, onnx_path: Path, *, size: int = 48, width: int = 32
+) -> Path:
     """Write the classifier as ONNX: input ``crops`` (N x 3 x size x size, RGB in [0, 1]), output logits."""
     import torch
 
@@ -588,7 +691,14 @@ def export_classifier(checkpoint: Path, onnx_path: Path, *, size: int = 48, widt
         # which the train extra does not install, and this plain CNN exports the same either way.
         # Its deprecation notices are about that choice, not about anything a user can fix.
         warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(model, (dummy,), str(onnx_path), input_names=["crops"], output_names=["logits"],
-                          dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}}, opset_version=17,
-                          dynamo=False)
+        torch.onnx.export(
+            model,
+            (dummy,),
+            str(onnx_path),
+            input_names=["crops"],
+            output_names=["logits"],
+            dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+            opset_version=17,
+            dynamo=False,
+        )
     return onnx_path

@@ -74,8 +74,15 @@ class DetectorRecipe:
     """Hours: when set, ultralytics fits the epochs (and the learning-rate schedule) to this budget."""
 
 
-def train_detector(data_yaml: Path, project: Path, name: str, recipe: DetectorRecipe, *,
-                   init: Path | None = None, resume: bool = False) -> Path:
+def train_detector(
+    data_yaml: Path,
+    project: Path,
+    name: str,
+    recipe: DetectorRecipe,
+    *,
+    init: Path | None = None,
+    resume: bool = False,
+) -> Path:
     """Train (or resume) the index detector; returns the run folder (weights in ``weights/``)."""
     from ultralytics import YOLO
 
@@ -121,8 +128,11 @@ def export_detector(weights: Path, onnx_path: Path, *, imgsz: int = 320) -> Path
         # ultralytics picks torch's TorchScript exporter; its deprecation notice is about that
         # choice, not about anything a user can fix (as in export_classifier).
         warnings.simplefilter("ignore", DeprecationWarning)
-        exported = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=simplify,
-                                     opset=17, device="cpu"))
+        exported = Path(
+            model.export(
+                format="onnx", imgsz=imgsz, dynamic=True, simplify=simplify, opset=17, device="cpu"
+            )
+        )
     onnx_path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exported, onnx_path)
     return onnx_path

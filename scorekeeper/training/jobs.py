@@ -22,15 +22,28 @@ def progress_path(name: str) -> Path:
     return user_data_dir() / "work" / name / PROGRESS_FILE
 
 
-def write_progress(name: str, stage: str, fraction: float, seconds_left: float | None, *,
-                   pid: int | None = None, kind: str = "enrolling") -> None:
+def write_progress(
+    name: str,
+    stage: str,
+    fraction: float,
+    seconds_left: float | None,
+    *,
+    pid: int | None = None,
+    kind: str = "enrolling",
+) -> None:
     """Record where the enrolment (or learning, ``kind``) ``name`` stands; ``pid`` is the process
     doing it (default: this one)."""
     path = progress_path(name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    record = {"name": name, "kind": kind, "stage": stage, "fraction": round(float(fraction), 4),
-              "seconds_left": None if seconds_left is None else round(float(seconds_left), 1),
-              "pid": os.getpid() if pid is None else pid, "updated": time.time()}
+    record = {
+        "name": name,
+        "kind": kind,
+        "stage": stage,
+        "fraction": round(float(fraction), 4),
+        "seconds_left": None if seconds_left is None else round(float(seconds_left), 1),
+        "pid": os.getpid() if pid is None else pid,
+        "updated": time.time(),
+    }
     partial = path.with_suffix(".tmp")
     partial.write_text(json.dumps(record) + "\n", encoding="utf-8")
     os.replace(partial, path)
