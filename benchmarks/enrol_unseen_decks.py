@@ -1,10 +1,12 @@
-"""Card reading and tracking on decks the shipped reader never trained on, before and after enrolment.
+"""Card reading and tracking on decks the shipped reader never trained on, before and after
+enrolment.
 
 The decks are SVG decks from Debian's ``kdegames-card-data-kf5`` (``/usr/share/carddecks/svg-*/``),
-rendered into face packs by ``scorekeeper enrol --source deck.svgz`` (:mod:`scorekeeper.enrol.svg_deck`);
-the reader's training used the seven packs in ``../shared/card-faces/`` and procedural decks, none of
-these. For each deck, ``--deals`` held-out deals are simulated with its faces and rendered to 10 fps
-videos with webcam effects; every frame is read, and
+rendered into face packs by ``scorekeeper enrol --source deck.svgz``
+(:mod:`scorekeeper.enrol.svg_deck`); the reader's training used the seven packs in
+``../shared/card-faces/`` and procedural decks, none of these. For each deck, ``--deals`` held-out
+deals are simulated with its faces and rendered to 10 fps videos with webcam effects; every frame is
+read, and
 
 - **per-frame card precision and recall**: in each frame, the cards the reader names against the
   cards with a corner index in view (``scorekeeper.synth.truth.detection_stream``: at least 7/9 of

@@ -1,12 +1,13 @@
 """``scorekeeper enrol --source 0|FILE|DIR --name NAME``: learn a café's own deck.
 
-Two halves. First the deck's 40 faces are collected (camera, video, photos, a folder that
-already is a face pack, or an SVG card deck) and saved as a face pack under the user's data folder
-(:mod:`scorekeeper.enrol`). Then the card reader is adapted to it (:mod:`scorekeeper.training.adapt`):
-scenes of the deck, a fine-tune of the active model's classifier (and of its detector where it
-misses the deck's indices) within ``--minutes``, thresholds chosen for the deck, and a comparison
-on held-back scenes; the adapted model becomes the default only if it reads the deck better. ``--background`` leaves the adapting to a detached, lower-priority process
-(``scorekeeper models`` shows its progress).
+Two halves. First the deck's 40 faces are collected (camera, video, photos, a folder that already is
+a face pack, or an SVG card deck) and saved as a face pack under the user's data folder
+(:mod:`scorekeeper.enrol`). Then the card reader is adapted to it
+(:mod:`scorekeeper.training.adapt`): scenes of the deck, a fine-tune of the active model's
+classifier (and of its detector where it misses the deck's indices) within ``--minutes``, thresholds
+chosen for the deck, and a comparison on held-back scenes; the adapted model becomes the default
+only if it reads the deck better. ``--background`` leaves the adapting to a detached, lower-priority
+process (``scorekeeper models`` shows its progress).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """``scorekeeper learn``: teach the card reader from the table's own finished deals.
 
 ``scorekeeper run`` keeps every finished deal the table accepted as card-region tiles named by the
-final record (:mod:`scorekeeper.learning`). ``learn`` fine-tunes the active model (or ``--model``) on
-its deck's kept deals, compares it with the model it started from on held-out deals and makes it
+final record (:mod:`scorekeeper.learning`). ``learn`` fine-tunes the active model (or ``--model``)
+on its deck's kept deals, compares it with the model it started from on held-out deals and makes it
 the default only if it reads them better. ``--background`` leaves it to a detached, low-priority
 process (``scorekeeper models`` shows its progress); ``--forget`` deletes the kept deals.
 """

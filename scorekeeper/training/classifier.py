@@ -55,8 +55,8 @@ worse at the same calibrated thresholds: realcards-dev at detector size 256 card
 -> 0.874 / 0.798, realcards-webcam 0.833 / 0.355 -> 0.860 / 0.305 (2026-12-02)."""
 WEBCAM_INDEX_PX = (9.0, 30.0)
 CLUB_SPADE_WEIGHT = 1.0
-"""How much more often clubs and spades are drawn than the other classes (1.0: as often). At
-webcam scale they differ by a few pixels; 1.5 was part of the run measured under ``WEBCAM_SHARE``."""
+"""How much more often clubs and spades are drawn than the other classes (1.0: as often). At webcam
+scale they differ by a few pixels; 1.5 was part of the run measured under ``WEBCAM_SHARE``."""
 CONTEXT_MARGIN = 0.7
 CONTEXT_SIZE = 96
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -293,7 +293,8 @@ def jpeg(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def webcam_view(crop: np.ndarray, rng: np.random.Generator, *, margin: float) -> np.ndarray:
     """``crop`` (the classifier's square) as a webcam showing its index ``WEBCAM_INDEX_PX`` tall
-    would deliver it, enlarged back the way :func:`scorekeeper.vision.crops.crop_square` enlarges."""
+    would deliver it, enlarged back the way :func:`scorekeeper.vision.crops.crop_square` enlarges.
+    """
     import cv2
 
     size = crop.shape[0]
@@ -454,10 +455,10 @@ def train_classifier(
 ) -> Path:
     """Train (or resume) the classifier; returns the path of ``best.pt``. Writes ``log.jsonl``.
 
-    ``progress(done, total)`` is called after every step (for a progress bar with time left).
-    With ``budget_seconds`` (a fine-tune; one epoch) the number of steps is not fixed beforehand:
-    the step rate is measured in the run itself, after the first steps (which pay the start-up),
-    and the learning-rate schedule is stretched to end when the budget does (:class:`BudgetSchedule`)."""
+    ``progress(done, total)`` is called after every step (for a progress bar with time left). With
+    ``budget_seconds`` (a fine-tune; one epoch) the number of steps is not fixed beforehand: the
+    step rate is measured in the run itself, after the first steps (which pay the start-up), and the
+    learning-rate schedule is stretched to end when the budget does (:class:`BudgetSchedule`)."""
     import torch
     from torch import nn
 
@@ -610,10 +611,11 @@ def train_classifier(
 class BudgetSchedule:
     """A learning-rate schedule that fits itself to a time budget measured in the run.
 
-    The rate rises linearly over the first tenth of the steps and falls on a cosine to zero. How many
-    steps the budget holds is guessed from the steps timed so far, skipping the first
+    The rate rises linearly over the first tenth of the steps and falls on a cosine to zero. How
+    many steps the budget holds is guessed from the steps timed so far, skipping the first
     :data:`UNTIMED_STEPS` (they pay for the first allocations and the threads starting), and guessed
-    again every step, so a machine that slows down mid-run shortens the schedule instead of overrunning.
+    again every step, so a machine that slows down mid-run shortens the schedule instead of
+    overrunning.
     """
 
     UNTIMED_STEPS = 3

@@ -1,8 +1,8 @@
 """Stage 1: a one-class YOLO (ultralytics, from a model YAML) that finds corner indices.
 
 Nothing pretrained can be downloaded, so the network starts from ``yolo11n.yaml`` or from our own
-checkpoint. The optimizer and its rate are set explicitly (``optimizer=auto`` picks a rate too low to
-learn from scratch) and scale augmentation is wide, since indices span ~10-120 px in the scenes.
+checkpoint. The optimizer and its rate are set explicitly (``optimizer=auto`` picks a rate too low
+to learn from scratch) and scale augmentation is wide, since indices span ~10-120 px in the scenes.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ FONT_CANDIDATES = (
 def prepare_ultralytics(config_dir: Path) -> None:
     """Offline-safe settings; must run before ``import ultralytics``.
 
-    ultralytics looks for ``Arial.ttf`` (and downloads it when missing, which hangs offline); a local
-    font copied under that name stops the download.
+    ultralytics looks for ``Arial.ttf`` (and downloads it when missing, which hangs offline); a
+    local font copied under that name stops the download.
     """
     os.environ.setdefault("YOLO_OFFLINE", "1")
     os.environ.setdefault("YOLO_AUTOINSTALL", "false")
@@ -64,8 +64,8 @@ class DetectorRecipe:
     warmup_epochs: float = 3.0
     warmup_bias_lr: float = 0.0
     """ultralytics' default (0.1) is meant for SGD; with AdamW at lr0 ~1e-3 it would move the biases
-    ~70x faster than the weights for the whole warm-up. (Not measured on its own: it changed together
-    with ``pretrained``, whose absence was what wrecked the first resumed runs.)"""
+    ~70x faster than the weights for the whole warm-up. (Not measured on its own: it changed
+    together with ``pretrained``, whose absence was what wrecked the first resumed runs.)"""
     patience: int = 100
     device: str = "cpu"
     workers: int = 0

@@ -1,4 +1,5 @@
-"""Progress of an enrolment (or of learning from play) running in the background, in a file anyone can read.
+"""Progress of an enrolment (or of learning from play) running in the background, in a file anyone
+can read.
 
 The adapting process writes ``<user data>/work/<name>/progress.json`` as it goes; ``scorekeeper
 models`` (and a terminal left open) read it. A job whose process has gone without finishing is
