@@ -238,7 +238,8 @@ def _exactly_read(paths: list[Path]) -> list[Path]:
 
 
 def _keep_scenes(scenes: Path) -> None:
-    """Four taught deals, then a held-out deal (the newest) of images the shipped model reads exactly."""
+    """Four taught deals, then a held-out deal (the newest) of images the shipped model reads
+    exactly."""
     paths = sorted((scenes / "images").glob("*/*.jpg"))
     exact = _exactly_read(paths)
     assert len(exact) >= 4, (

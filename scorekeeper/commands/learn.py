@@ -87,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _base_model(args: argparse.Namespace) -> Path:
-    """The model to start from: ``--model``, else the best of ``--deck``'s models, else the active one."""
+    """The model to start from: ``--model``, else the best of ``--deck``'s models, else the active
+    one."""
     from scorekeeper.training.adapt import deck_name
     from scorekeeper.vision.registry import (
         active_model_name,

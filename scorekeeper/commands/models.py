@@ -66,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def taught(model: Any) -> dict[str, Any]:
-    """What a model learned from and its figures, from its ``enrol.json`` (empty for the shipped one)."""
+    """What a model learned from and its figures, from its ``enrol.json`` (empty for the shipped
+    one)."""
     record = model.figures.get("enrol")
     if not record:
         return {}

@@ -70,7 +70,8 @@ a whole deal at a café's pace, so memory stays bounded on a camera left running
 
 
 def check_camera_rules(rules: Rules) -> None:
-    """Refuse rules the camera cannot follow: the card reader knows the 40 cards of the standard deck."""
+    """Refuse rules the camera cannot follow: the card reader knows the 40 cards of the standard
+    deck."""
     if rules.deck.deck.cards != DECK:
         raise RulesError(
             f"deck={rules.deck.value}: the card reader knows only the standard deck (it reads a 10 as not a "

@@ -697,7 +697,8 @@ def deck_name(model: Path) -> str:
 
 
 def install(job: AdaptJob, staging: Path, record: dict[str, Any]) -> Path:
-    """Move the staged model into the user's models (replacing an older one of that name) atomically."""
+    """Move the staged model into the user's models (replacing an older one of that name)
+    atomically."""
     (staging / "enrol.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     target = job.model_folder
     target.parent.mkdir(parents=True, exist_ok=True)

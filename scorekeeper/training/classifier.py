@@ -232,7 +232,8 @@ def centre_crop(context: np.ndarray, *, margin: float, size: int) -> np.ndarray:
 
 
 def photometric(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Colour loss, light, white balance, low resolution, blur, noise: what a café webcam does to an index."""
+    """Colour loss, light, white balance, low resolution, blur, noise: what a café webcam does to an
+    index."""
     import cv2
 
     out: np.ndarray = crop.astype(np.float32)
@@ -676,7 +677,8 @@ def evaluate_classifier(
 def export_classifier(
     checkpoint: Path, onnx_path: Path, *, size: int = 48, width: int = 32
 ) -> Path:
-    """Write the classifier as ONNX: input ``crops`` (N x 3 x size x size, RGB in [0, 1]), output logits."""
+    """Write the classifier as ONNX: input ``crops`` (N x 3 x size x size, RGB in [0, 1]), output
+    logits."""
     import torch
 
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)

@@ -61,7 +61,8 @@ def _alive(pid: int) -> bool:
 
 
 def running_jobs() -> list[dict[str, Any]]:
-    """Enrolments not yet done: their stage, fraction and time left (``stopped`` if the process died)."""
+    """Enrolments not yet done: their stage, fraction and time left (``stopped`` if the process
+    died)."""
     root = user_data_dir() / "work"
     if not root.is_dir():
         return []
