@@ -20,6 +20,7 @@ from scorekeeper.paths import user_data_dir, user_models_dir
 from scorekeeper.rules.cards import DECK, Card
 from scorekeeper.rules.random_deal import random_legal_deal
 from scorekeeper.training.classifier import BudgetSchedule
+from scorekeeper.vision.boxes import as_box
 from scorekeeper.vision.registry import (
     DEFAULT_MODEL,
     active_model_name,
@@ -208,14 +209,10 @@ def _scene_tiles(paths: list[Path]) -> list[Tile]:
         height, width = image.shape[:2]
         label = path.parent.parent.parent / "labels" / path.parent.name / f"{path.stem}.txt"
         classes, boxes = read_yolo_labels(label, width, height)
-        named = tuple(
-            (DECK[int(c)], tuple(float(v) for v in b))
-            for c, b in zip(classes, boxes)
-            if c < len(DECK)
-        )
+        named = tuple((DECK[int(c)], as_box(b)) for c, b in zip(classes, boxes) if c < len(DECK))
         tiles.append(
             Tile(frame=frame, image=image, origin=(0, 0), frame_size=(width, height), boxes=named)
-        )  # type: ignore[arg-type]
+        )
     return tiles
 
 

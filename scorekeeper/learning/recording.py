@@ -26,6 +26,7 @@ from scorekeeper.learning.tiles import Tile, card_tile
 from scorekeeper.rules.cards import DECK
 from scorekeeper.tracking import events as game
 from scorekeeper.tracking.geometry import TableGeometry
+from scorekeeper.vision.boxes import as_box
 from scorekeeper.vision.detections import FrameDetections
 
 SAMPLES_PER_SECOND = 2.0
@@ -108,8 +109,8 @@ class PlayKeeper:
         rx2, ry2 = min(width, int(x2 + grow_x)), min(height, int(y2 + grow_y))
         sightings = [
             IndexSighting(
-                box=tuple(float(v) for v in r.box),
-                label=int(r.label),  # type: ignore[arg-type]
+                box=as_box(r.box),
+                label=int(r.label),
                 prob=float(r.probs[r.label]),
             )
             for r in readings
