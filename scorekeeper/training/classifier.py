@@ -450,7 +450,7 @@ def train_classifier(
     *,
     init: Path | None = None,
     resume: bool = False,
-    log=print,
+    log: Callable[[str], object] = print,
     progress: Callable[[int, int], None] | None = None,
     budget_seconds: float | None = None,
 ) -> Path:
@@ -500,7 +500,7 @@ def train_classifier(
         )
     total = steps * recipe.epochs
     start_epoch, best_acc = 0, -1.0
-    if resuming:
+    if resuming and state is not None:
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
