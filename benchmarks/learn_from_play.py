@@ -12,7 +12,8 @@ model is better on the held-out kept deals.
 Per deal it prints the tiles and boxes kept and, against the simulation's own index boxes, how many
 kept boxes are named right, named wrong, or lie on no true index (a measure of the labelling).
 
-    python benchmarks/learn_from_play.py --pack DECKS/egy --model egy --seeds 19500-19502 --minutes 5
+    python benchmarks/learn_from_play.py --pack DECKS/egy --model egy --seeds 19500-19502 \
+        --minutes 5
 """
 
 from __future__ import annotations

@@ -171,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, modes in results.items():
         s = modes["decoded"]
         print(
-            f"{name}, decoded: wrong seeds {s['wrong_seeds'] or 'none'}; uncertain {s['uncertain'] or 'none'}"
+            f"{name}, decoded: wrong seeds {s['wrong_seeds'] or 'none'}; "
+            f"uncertain {s['uncertain'] or 'none'}"
         )
     return 0
 

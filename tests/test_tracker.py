@@ -135,7 +135,7 @@ def stage_deal(
     linger: int = 10,
     rules: Rules | None = None,
 ) -> Truth:
-    """A clean deal: the turned card by the dealer, then each card slides in and lies in the middle."""
+    """A clean deal: the turned card by the dealer, then each card slides in to the middle."""
     truth = Truth()
     deal = Deal.start(dealer=dealer, turned=turned, rules=rules)
     f = start + 10

@@ -23,8 +23,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "learn",
         help="teach the card reader from the table's own finished deals",
-        description="Fine-tune the card reader on the deals this table played (kept by `scorekeeper "
-        "run`), judged on held-out deals; the new model becomes the default only if better. "
+        description="Fine-tune the card reader on the deals this table played (kept by "
+        "`scorekeeper run`), judged on held-out deals; the new model becomes the default only "
+        "if better. "
         "No frame leaves this machine.",
     )
     parser.add_argument(
@@ -104,7 +105,8 @@ def _base_model(args: argparse.Namespace) -> Path:
         base = find_model(args.model)
         if deck_name(base) != deck:
             raise ScorekeeperError(
-                f"--model {args.model} reads deck {deck_name(base)}, not {deck}: give one of the two"
+                f"--model {args.model} reads deck {deck_name(base)}, not {deck}: "
+                "give one of the two"
             )
         return base
     models = [m for m in installed_models() if deck_name(m.folder) == deck]

@@ -91,7 +91,8 @@ def describe(model: Any) -> str:
         sources.append(f"{learned['deals']} deal{'s' if learned['deals'] != 1 else ''} of play")
     return (
         f"learned from {' + '.join(sources) or 'nothing recorded'}: card P/R "
-        f"{_pr(facts['after'])} on {facts['judged_on']} (model it started from: {_pr(facts['before'])})"
+        f"{_pr(facts['after'])} on {facts['judged_on']} "
+        f"(model it started from: {_pr(facts['before'])})"
     )
 
 

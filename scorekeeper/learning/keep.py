@@ -60,7 +60,7 @@ class KeptDeal:
 
 
 def kept_deals(deck: str) -> list[KeptDeal]:
-    """The deck's kept deals, oldest first (a folder without a readable ``deal.json`` is skipped)."""
+    """The deck's kept deals, oldest first (a folder with no readable ``deal.json`` is skipped)."""
     root = play_dir(deck)
     if not root.is_dir():
         return []

@@ -86,7 +86,7 @@ in (and twice): a one-frame misread elsewhere makes no corner."""
 def spots_of_deal(
     frames: Sequence[SampledFrame], events: Iterable[Event], plays: Sequence[str]
 ) -> list[Spot]:
-    """The spots of a deal's plays, named by ``plays`` (the record's 40 card notations, in order)."""
+    """The spots of a deal's plays, named by ``plays`` (the record's 40 cards, in order)."""
     events = list(events)
     claims: dict[int, dict[Card, int]] = {}
     for event in events:
@@ -165,7 +165,7 @@ def _median(boxes: list[Box]) -> Box:
 
 
 def name_sightings(frame: SampledFrame, spots: Sequence[Spot]) -> list[Card | None]:
-    """For each sighting of ``frame``, the card of the one spot it lies in then (None: none or two)."""
+    """For each sighting of ``frame``, the card of the one spot it lies in (None: none or two)."""
     live = [spot for spot in spots if spot.first_frame <= frame.frame <= spot.last_frame]
     names: list[Card | None] = []
     for sighting in frame.sightings:

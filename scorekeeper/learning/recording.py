@@ -233,7 +233,7 @@ class PlayKeeper:
 def label_deal(
     noted: list[_Noted], events: list[game.Event], plays: list[str]
 ) -> tuple[list[Tile], list[int]]:
-    """The deal's tiles named by ``plays``, and the plays (from 1) whose read the record corrected."""
+    """The deal's tiles named by ``plays``, and the plays (from 1) whose read was corrected."""
     import cv2
 
     spots = spots_of_deal([n.sample for n in noted], events, plays)

@@ -317,8 +317,8 @@ class PlayIdentities(TrackerRooms):
                     play=index + 1,
                     options=options,
                     detail=f"vaza {trick_no}: {' or '.join(str(c) for c in options)}? The reads of "
-                    f"play {index + 1} ({seat_label(seat)}) fit {card} best, by little once the rest of "
-                    "the deal is weighed",
+                    f"play {index + 1} ({seat_label(seat)}) fit {card} best, by little once the "
+                    "rest of the deal is weighed",
                 )
             )
         for index in decoded.unexplained:
@@ -335,8 +335,8 @@ class PlayIdentities(TrackerRooms):
                     play=index + 1,
                     options=(card, *(c for c in options if c != card))[:5],
                     detail=f"play {index + 1} (vaza {trick_no}, {seat_label(seat)}) was read as "
-                    f"{', '.join(str(c) for c in options)}, but each of those was played elsewhere: "
-                    f"it is taken as {card}, the card left",
+                    f"{', '.join(str(c) for c in options)}, but each of those was played "
+                    f"elsewhere: it is taken as {card}, the card left",
                 )
             )
         return events

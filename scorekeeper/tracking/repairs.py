@@ -295,8 +295,9 @@ class Repairs(TrackerRooms):
                         card=card,
                         seat=seat,
                         confidence=run.confidence,
-                        detail=f"{card} was seen only {self._sightings_since(card, state.cleared_at)} "
-                        f"times, faintly; vaza {trick_number} vanished without it, so it is put back "
+                        detail=f"{card} was seen only "
+                        f"{self._sightings_since(card, state.cleared_at)} times, faintly; "
+                        f"vaza {trick_number} vanished without it, so it is put back "
                         f"as its card {position + 1}",
                     )
                 )
@@ -508,8 +509,8 @@ class Repairs(TrackerRooms):
             order = list(placement.cards)
             detail = (
                 "; ".join(
-                    f"{card} was never read: it goes in vaza {hole.trick + order.index(card) // 4} as "
-                    f"its card {place + 1}"
+                    f"{card} was never read: it goes in vaza "
+                    f"{hole.trick + order.index(card) // 4} as its card {place + 1}"
                     for card, place in placement.places
                 )
                 + " (where the rules fit best)"

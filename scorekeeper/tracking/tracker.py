@@ -7,8 +7,8 @@ runs, from several frames, never from one:
   least ``min_sightings`` frames and in ``min_presence`` of the frames that reached the tracker), so
   a one-frame ghost, a card sliding in and a hand passing over neither create nor lose a play;
 - a sighting at the box of another card read more often around then (all its corners counted,
-  even in a frame where its other corner is read) is that card misread; a run is judged on its other sightings only, and a run that
-  is mostly misreads is never a play;
+  even in a frame where its other corner is read) is that card misread; a run is judged on its
+  other sightings only, and a run that is mostly misreads is never a play;
 - runs are played in the order the cards landed: a card that landed, was seen a couple of times at
   one spot with confidence and then got covered by the next one is played first, as a weak read
   (flagged);
@@ -74,8 +74,9 @@ def check_camera_rules(rules: Rules) -> None:
     deck."""
     if rules.deck.deck.cards != DECK:
         raise RulesError(
-            f"deck={rules.deck.value}: the card reader knows only the standard deck (it reads a 10 as not a "
-            "card), so the camera cannot follow this game: keep it on the page (scorekeeper serve), "
+            f"deck={rules.deck.value}: the card reader knows only the standard deck (it reads a "
+            "10 as not a card), so the camera cannot follow this game: keep it on the page "
+            "(scorekeeper serve), "
             "or run with --rules tournament"
         )
 
@@ -152,7 +153,7 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         return (*self._finished, *([self._state.deal] if self._state else []))
 
     def update(self, frame: FrameDetections) -> list[Event]:
-        """Take one frame's detections (frames may be skipped, never reordered); return new events."""
+        """Take one frame's detections (frames may be skipped, not reordered); return new events."""
         index = frame.frame_index
         if self._last_frame is not None and index <= self._last_frame:
             raise ValueError(
@@ -483,7 +484,8 @@ class Tracker(Sightings, Repairs, PlayIdentities):
                     card=card,
                     seat=seat,
                     confidence=run.confidence,
-                    detail=f"{card} was seen only {run.seen} times at one spot before it was covered",
+                    detail=f"{card} was seen only {run.seen} times at one spot "
+                    "before it was covered",
                 )
             )
         if side_seat is not None and side_seat != seat:
@@ -496,7 +498,8 @@ class Tracker(Sightings, Repairs, PlayIdentities):
                     seat=seat,
                     confidence=run.confidence,
                     detail=f"{card} is {seat_label(seat)}'s by the order of play but came from the "
-                    f"{run.approach.value if run.approach else '?'} side, {seat_label(side_seat)}'s",
+                    f"{run.approach.value if run.approach else '?'} side, "
+                    f"{seat_label(side_seat)}'s",
                 )
             )
         return events + self._new_revokes(state, run.start_frame, card)

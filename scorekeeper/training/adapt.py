@@ -11,7 +11,8 @@ One code path for two kinds of teaching material (:class:`TeachingSet`):
 
 1. decides whether the detector (stage 1) needs teaching: it does when the base model's detector
    finds fewer than :data:`DETECTOR_PAYS_BELOW` of the labelled indices on the calibration half of
-   the judged images (a deck in an unusual style); otherwise the whole budget goes to the classifier;
+   the judged images (a deck in an unusual style); otherwise the whole budget goes to the
+   classifier;
 2. fine-tunes the classifier from the base model's checkpoint (and the detector, from its
    ``checkpoints/index-detector.pt``, sharing the budget), the step rate measured inside the run;
 3. stages candidates (the base model with thresholds fitted to the table; the new classifier; the
@@ -48,11 +49,11 @@ Progress = Callable[[str, float, float | None], None]
 Log = Callable[[str], None]
 
 DETECTOR_PAYS_BELOW = 0.97
-"""Index recall of the base detector (at its threshold) under which the detector is fine-tuned too."""
+"""Index recall of the base detector (at its threshold) below which it is fine-tuned too."""
 DETECTOR_SHARE = 0.5
-"""Share of the budget the detector gets when it is fine-tuned (ultralytics fits its epochs to it)."""
+"""Share of the budget the detector gets when fine-tuned (ultralytics fits its epochs to it)."""
 MIN_PRECISION = 0.97
-"""Thresholds for one table buy recall only while card precision on its images stays at least this."""
+"""Thresholds for one table buy recall only while card precision on its images stays this high."""
 DETECTOR_MODES = ("auto", "on", "off")
 
 
@@ -333,7 +334,7 @@ def run_adaptation(
     log: Log = print,
     trainer: Trainer | None = None,
 ) -> AdaptResult:
-    """Fine-tune ``job.base`` on ``teaching`` and keep the result only if it is better (see module)."""
+    """Fine-tune ``job.base`` on ``teaching``; keep the result only if it is better (see module)."""
     from scorekeeper.vision.evaluate import labelled_truth, measure_cards
     from scorekeeper.vision.metrics import card_f1
     from scorekeeper.vision.reader import CardReader
@@ -506,7 +507,7 @@ def finetune_classifier(
     *,
     share_of_progress: tuple[float, float] = (0.0, 0.9),
 ) -> Path:
-    """Fine-tune the base model's classifier for ``seconds`` of steps; returns the best checkpoint."""
+    """Fine-tune the base model's classifier for ``seconds`` of steps; the best checkpoint."""
     from scorekeeper.training.classifier import ClassifierRecipe, load_crop_data, train_classifier
 
     init = job.base / "checkpoints" / "index-classifier.pt"
@@ -567,7 +568,8 @@ def finetune_detector(
     ]
     data_yaml.write_text(
         "# Written by scorekeeper: the sets this adaptation learns from.\n"
-        f"train: {json.dumps(folders)}\nval: {json.dumps(vals or folders)}\nnc: 1\nnames:\n  0: index\n",
+        f"train: {json.dumps(folders)}\nval: {json.dumps(vals or folders)}\n"
+        "nc: 1\nnames:\n  0: index\n",
         encoding="utf-8",
     )
     recipe = DetectorRecipe(
@@ -598,7 +600,7 @@ def finetune_detector(
 
 
 def log_to_stderr() -> None:
-    """ultralytics logs to stdout; ``enrol --json`` and ``learn --json`` print their outcome there."""
+    """ultralytics logs to stdout, where ``enrol --json`` and ``learn --json`` print outcomes."""
     import logging
 
     from ultralytics.utils import LOGGER

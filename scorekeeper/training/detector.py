@@ -71,7 +71,7 @@ class DetectorRecipe:
     workers: int = 0
     seed: int = 0
     time: float | None = None
-    """Hours: when set, ultralytics fits the epochs (and the learning-rate schedule) to this budget."""
+    """Hours: when set, ultralytics fits the epochs (and the learning-rate schedule) to it."""
 
 
 def train_detector(
