@@ -330,6 +330,33 @@ def test_a_stale_writer_gets_a_conflict(store: Store) -> None:
     store.append("mesa", CardPlayed("2S"), expect=1)
 
 
+def test_a_write_caught_in_a_wal_locking_race_is_done_again_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Many tables' pushers and phones open connections at once; SQLite may then fail a COMMIT
+    # with "locking protocol" and roll it back. The write must land, once, not fail the table.
+    connect = store._connect
+    races = iter([True])
+
+    class RacingConnection:
+        def __init__(self, conn: sqlite3.Connection) -> None:
+            self._conn = conn
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conn, name)
+
+        def execute(self, sql: str, *args: Any) -> Any:
+            if sql == "COMMIT" and next(races, False):
+                self._conn.execute("ROLLBACK")
+                raise sqlite3.OperationalError("locking protocol")
+            return self._conn.execute(sql, *args)
+
+    monkeypatch.setattr(store, "_connect", lambda: RacingConnection(connect()))
+    store.append("mesa", DealStarted(dealer=0, turned="AH"), expect=0)
+    store.append("mesa", CardPlayed("2S"), expect=1)
+    assert [e.seq for e in store.events("mesa")] == [1, 2]
+
+
 def test_the_log_cannot_be_rewritten_even_by_hand(store: Store) -> None:
     store.append("mesa", DealStarted(dealer=0, turned="AH"))
     conn = sqlite3.connect(store.path)

@@ -8,6 +8,7 @@ import os
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,6 +39,8 @@ from scorekeeper.store.state import TableState, build_state, replay
 from scorekeeper.strict_json import loads
 
 SCHEMA_VERSION = 1
+PROTOCOL_RETRIES = 5
+"""Times a write is tried when SQLite reports a WAL locking-protocol race (transient)."""
 DEFAULT_TABLE = "mesa"
 _TABLE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
 
@@ -404,6 +407,25 @@ class Store:
     ) -> list[StoredEvent]:
         check_table_id(table_id)
         when = at or datetime.now(UTC)
+        for attempt in range(1, PROTOCOL_RETRIES + 1):
+            try:
+                return self._write_once(table_id, make, when=when, expect=expect)
+            except sqlite3.OperationalError as error:
+                # SQLITE_PROTOCOL: a race on the WAL's shared index while another connection opens
+                # or closes; the transaction was rolled back whole, so doing it again is safe.
+                if "locking protocol" not in str(error) or attempt == PROTOCOL_RETRIES:
+                    raise
+                time.sleep(0.02 * attempt)
+        raise AssertionError("unreachable")
+
+    def _write_once(
+        self,
+        table_id: str,
+        make: Callable[[Folded], list[Event]],
+        *,
+        when: datetime,
+        expect: int | None,
+    ) -> list[StoredEvent]:
         conn = self._connect()
         try:
             conn.execute("BEGIN IMMEDIATE")  # no other writer between the check and the insert
@@ -431,7 +453,8 @@ class Store:
                 )
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # a failed COMMIT may have rolled back already
+                    conn.execute("ROLLBACK")
                 raise
         except sqlite3.IntegrityError as error:
             raise ConflictError(
