@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from scorekeeper.rules import Card, Deal
 from scorekeeper.rules.trick import TRICK_SIZE
 from scorekeeper.tracking.decoding import Reads
+from scorekeeper.tracking.events import Uncertain
 from scorekeeper.tracking.geometry import Point
 from scorekeeper.tracking.missing import Gap
 from scorekeeper.tracking.runs import Played, Run
@@ -79,3 +80,17 @@ class DealState:
         if self.hole is None:
             return self.deal.played
         return self.deal.played | {p.card for p in self.hole.held}
+
+    def doubt_about(
+        self, run: Run, card: Card, seat: int, *, reason: str, detail: str
+    ) -> Uncertain:
+        """A doubt about the play ``run`` became, dated and weighed by that run."""
+        return Uncertain(
+            frame=run.start_frame,
+            deal=self.number,
+            reason=reason,
+            card=card,
+            seat=seat,
+            confidence=run.confidence,
+            detail=detail,
+        )

@@ -288,13 +288,11 @@ class Repairs(TrackerRooms):
                 state.confidence[card] = run.confidence
             if run in found and insert is None:
                 events.append(
-                    Uncertain(
-                        frame=run.start_frame,
-                        deal=state.number,
+                    state.doubt_about(
+                        run,
+                        card,
+                        seat,
                         reason="weak_read",
-                        card=card,
-                        seat=seat,
-                        confidence=run.confidence,
                         detail=f"{card} was seen only "
                         f"{self._sightings_since(card, state.cleared_at)} times, faintly; "
                         f"vaza {trick_number} vanished without it, so it is put back "

@@ -477,26 +477,22 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         )
         if weak:
             events.append(
-                Uncertain(
-                    frame=run.start_frame,
-                    deal=state.number,
+                state.doubt_about(
+                    run,
+                    card,
+                    seat,
                     reason="weak_read",
-                    card=card,
-                    seat=seat,
-                    confidence=run.confidence,
                     detail=f"{card} was seen only {run.seen} times at one spot "
                     "before it was covered",
                 )
             )
         if side_seat is not None and side_seat != seat:
             events.append(
-                Uncertain(
-                    frame=run.start_frame,
-                    deal=state.number,
+                state.doubt_about(
+                    run,
+                    card,
+                    seat,
                     reason="seat",
-                    card=card,
-                    seat=seat,
-                    confidence=run.confidence,
                     detail=f"{card} is {seat_label(seat)}'s by the order of play but came from the "
                     f"{run.approach.value if run.approach else '?'} side, "
                     f"{seat_label(side_seat)}'s",
