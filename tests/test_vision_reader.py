@@ -22,6 +22,7 @@ from scorekeeper.vision.reader import (
     CardReader,
     IndexReading,
     combine_indices,
+    turned_views,
 )
 from scorekeeper.vision.registry import find_model
 
@@ -230,3 +231,43 @@ def test_a_second_index_read_as_a_card_already_taken_falls_back_to_its_runner_up
     assert [(str(c.card), c.box[0]) for c in cards] == [("5S", 0), ("5C", 2000)]
     assert cards[1].confidence == pytest.approx(0.8 * 0.35)
     assert Card.parse("5S") in [c for c, _ in cards[1].alternatives]
+
+
+def test_a_bad_view_count_is_refused_in_one_line(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    config = model / "reader.json"
+    data = json.loads(config.read_text())
+    for bad in (3, 0, "two", True):
+        data["classifier"]["views"] = bad
+        config.write_text(json.dumps(data))
+        with pytest.raises(ModelError, match="classifier views: it must be one of 1, 2, 4") as info:
+            CardReader(model)
+        assert "\n" not in str(info.value)
+
+
+def test_two_views_keep_an_index_long_side_where_it_lies() -> None:
+    crop = np.zeros((48, 48, 3), np.uint8)
+    crop[:4, :, 0] = 255  # a mark along the top edge
+    tall = turned_views(crop, count=2, wide=False)
+    wide = turned_views(crop, count=2, wide=True)
+    assert (tall[0] == crop).all() and (tall[1] == crop[::-1, ::-1]).all()
+    # Turned a quarter either way, the top edge becomes the left or the right edge.
+    assert {int(v[:, :4, 0].mean()) for v in wide} == {0, 255}
+    assert len(turned_views(crop, count=4, wide=False)) == 4
+
+
+def test_the_reader_averages_its_views_of_each_index() -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    rng = np.random.default_rng(1)
+    frame = rng.integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    boxes = [(10.0, 10.0, 30.0, 45.0), (60.0, 20.0, 100.0, 40.0)]
+    one = CardReader(SHIPPED, views=1)
+    four = CardReader(SHIPPED, views=4)
+    probs = four.classify_boxes(frame, boxes)
+    for box, averaged in zip(boxes, probs):
+        turned = turned_views(one.crop(frame, box), count=4, wide=box[2] - box[0] > box[3] - box[1])
+        assert np.allclose(averaged, one.classify_crops(turned).mean(axis=0), atol=1e-5)
+    assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
+    with pytest.raises(ModelError, match="3 classifier views asked for"):
+        CardReader(SHIPPED, views=3)

@@ -292,14 +292,19 @@ def jpeg(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return crop if decoded is None else decoded
 
 
-def webcam_view(crop: np.ndarray, rng: np.random.Generator, *, margin: float) -> np.ndarray:
-    """``crop`` (the classifier's square) as a webcam showing its index ``WEBCAM_INDEX_PX`` tall
-    would deliver it, enlarged back the way :func:`scorekeeper.vision.crops.crop_square` enlarges.
-    """
+def webcam_view(
+    crop: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    margin: float,
+    index_px: tuple[float, float] = WEBCAM_INDEX_PX,
+) -> np.ndarray:
+    """``crop`` (the classifier's square) as a webcam showing its index ``index_px`` tall would
+    deliver it, enlarged back the way :func:`scorekeeper.vision.crops.crop_square` enlarges."""
     import cv2
 
     size = crop.shape[0]
-    index_px = rng.uniform(*WEBCAM_INDEX_PX)
+    index_px = rng.uniform(*index_px)
     native = max(6, round(index_px * (1.0 + 2.0 * margin)))
     image = crop
     lens = rng.uniform(0.0, 0.7) * size / native  # blur in native pixels, applied before sampling
@@ -440,7 +445,13 @@ class ClassifierRecipe:
     procedural_packs: int = 120
     """Procedural decks whose faces (8, 9, 10 and joker included) add face crops, 3 per index."""
     webcam_share: float = WEBCAM_SHARE
+    webcam_index_px: tuple[float, float] = WEBCAM_INDEX_PX
     club_spade_weight: float = CLUB_SPADE_WEIGHT
+    quarter_turn_share: float = 0.0
+    """Crops turned a random quarter turn. Scene crops come at every angle already; the deal-video
+    crops lie near the four seats' angles and the face crops near upright, and the reader may
+    average quarter-turned views of one crop (:attr:`ReaderConfig.views`), so every turn should
+    be as familiar as upright."""
 
 
 def train_classifier(
@@ -538,6 +549,8 @@ def train_classifier(
                     )
                 else:
                     crop = data.fixed[i - n_context]
+                if recipe.quarter_turn_share and rng.random() < recipe.quarter_turn_share:
+                    crop = np.ascontiguousarray(np.rot90(crop, int(rng.integers(1, 4))))
                 if rng.random() < 0.5:
                     crop = rotate_small(crop, rng)
                 if rng.random() < STRETCH_SHARE:
@@ -547,7 +560,9 @@ def train_classifier(
                     crop = stroke(crop, rng)
                 crop = photometric(crop, rng)
                 if recipe.webcam_share and rng.random() < recipe.webcam_share:
-                    crop = webcam_view(crop, rng, margin=recipe.margin)
+                    crop = webcam_view(
+                        crop, rng, margin=recipe.margin, index_px=recipe.webcam_index_px
+                    )
                 elif rng.random() < JPEG_SHARE:
                     crop = jpeg(crop, rng)
                 batch[j] = crop

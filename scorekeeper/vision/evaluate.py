@@ -152,14 +152,14 @@ def measure_classifier(reader: CardReader, images: Iterable[LabelledImage]) -> d
         frame = cv2.imread(str(item.path))
         if frame is None:
             continue
-        crops, kinds = [], []
+        boxes, kinds = [], []
         for box, cls in zip(item.boxes, item.classes):
             if cls < len(DECK) or cls in NOT_SUECA_IDS:
-                crops.append(reader.crop(frame, as_box(box)))
+                boxes.append(as_box(box))
                 kinds.append(int(cls))
-        if not crops:
+        if not boxes:
             continue
-        probs = reader.classify_crops(crops)
+        probs = reader.classify_boxes(frame, boxes)
         for p, cls in zip(probs, kinds):
             if cls < len(DECK):
                 probs_all.append(p)
@@ -255,7 +255,7 @@ def measure_card_stages(
         for label, card_boxes in corners.items():
             stacked = np.asarray(card_boxes, dtype=np.float32)
             found = bool(len(boxes)) and bool((iou_matrix(stacked, boxes) >= iou).any())
-            probs = reader.classify_crops([reader.crop(frame, as_box(b)) for b in stacked])
+            probs = reader.classify_boxes(frame, [as_box(b) for b in stacked])
             named = bool(
                 (
                     (probs.argmax(axis=1) == label) & (probs.max(axis=1) >= reader.config.card_prob)
@@ -445,7 +445,7 @@ def labelled_corner_probs(
         boxes = [as_box(b) for b, c in zip(item.boxes, item.classes) if c < len(DECK)]
         if not boxes:
             continue
-        parts.append(reader.classify_crops([reader.crop(frame, b) for b in boxes]))
+        parts.append(reader.classify_boxes(frame, boxes))
         labels += [int(c) for c in item.classes if c < len(DECK)]
     if not parts:
         return np.zeros((0, len(DECK) + 1), np.float32), np.zeros((0,), np.int64)
@@ -502,7 +502,7 @@ def sweep_thresholds(
             continue
         boxes, scores = reader.detect_indices(frame, conf=lowest)
         box_list = [as_box(b) for b in boxes]
-        probs = reader.classify_crops([reader.crop(frame, b) for b in box_list])
+        probs = reader.classify_boxes(frame, box_list)
         per_image.append((truth, box_list, scores, probs))
     rows = []
     for conf in index_confs:
