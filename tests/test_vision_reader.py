@@ -271,3 +271,42 @@ def test_the_reader_averages_its_views_of_each_index() -> None:
     assert np.allclose(probs.sum(axis=1), 1.0, atol=1e-4)
     with pytest.raises(ModelError, match="3 classifier views asked for"):
         CardReader(SHIPPED, views=3)
+
+
+def test_bad_detector_scales_are_refused_in_one_line(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    config = model / "reader.json"
+    data = json.loads(config.read_text())
+    for bad in ([], [1.0, 1.5], 0.5, ["half"], [True]):
+        data["detector"]["scales"] = bad
+        config.write_text(json.dumps(data))
+        with pytest.raises(
+            ModelError, match="detector scales .* must be a list of numbers"
+        ) as info:
+            CardReader(model)
+        assert "\n" not in str(info.value)
+
+
+def test_a_frame_searched_at_two_sizes_keeps_each_index_once(monkeypatch) -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    reader = CardReader(SHIPPED, detector_size=640, detector_scales=(1.0, 0.5))
+    assert reader.detector_sizes() == (640, 320)
+    # One index found at both sizes (boxes a pixel apart), one only at full size, one only at
+    # half size: three indices, the better-scored box of the shared one kept.
+    found = {
+        640: ([[10, 10, 30, 40], [100, 10, 120, 40]], [0.4, 0.9]),
+        320: ([[11, 10, 31, 41], [200, 50, 220, 80]], [0.7, 0.3]),
+    }
+
+    def fake_detect_at(frame: np.ndarray, size: int, conf: float) -> tuple[np.ndarray, np.ndarray]:
+        boxes, scores = found[size]
+        return np.asarray(boxes, np.float32), np.asarray(scores, np.float32)
+
+    monkeypatch.setattr(reader, "_detect_at", fake_detect_at)
+    boxes, scores = reader.detect_indices(np.zeros((360, 640, 3), np.uint8))
+    assert sorted(zip(boxes[:, 0].tolist(), [round(float(s), 2) for s in scores])) == [
+        (11.0, 0.7),
+        (100.0, 0.9),
+        (200.0, 0.3),
+    ]
