@@ -96,6 +96,9 @@ class _ConstantClassifier:
         probs[:, Card.parse("7H").index] = self._sure
         return probs
 
+    def classify_boxes(self, frame, boxes):
+        return self.classify_crops([self.crop(frame, box) for box in boxes])
+
 
 def test_calibration_reports_how_often_a_confident_read_is_right(tmp_path: Path) -> None:
     photo = tmp_path / "p.jpg"

@@ -76,7 +76,14 @@ def figures_markdown(metrics: dict[str, Any]) -> str:
             "",
             (
                 f"Latency, both stages, one {latency['frame']} frame: median "
-                f"{latency['median_ms']} ms (p90 {latency['p90_ms']} ms, {latency['runs']} runs)."
+                f"{latency['median_ms']} ms (p90 {latency['p90_ms']} ms, {latency['runs']} runs)"
+                + (
+                    f"; the same networks read the plain way (one detector size, one view) "
+                    f"{latency['baseline_median_ms']} ms in the same run (ratio "
+                    f"{latency['ratio_to_baseline']})."
+                    if "baseline_median_ms" in latency
+                    else "."
+                )
             ),
         ]
     return "\n".join(lines)

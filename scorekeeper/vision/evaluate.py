@@ -22,13 +22,14 @@ import itertools
 import json
 import statistics
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from scorekeeper.paths import demo_dir
 from scorekeeper.rules.cards import DECK, card_from_index
 from scorekeeper.vision.boxes import as_box, iou_matrix
 from scorekeeper.vision.metrics import (
@@ -305,33 +306,63 @@ def labelled_truth(images: Iterable[LabelledImage]) -> list[tuple[Path, set[str]
 def measure_latency(
     reader: CardReader,
     *,
+    frames: Sequence[np.ndarray],
+    baseline: CardReader | None = None,
     runs: int = 50,
-    width: int = 1280,
-    height: int = 720,
-    frame: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """Median milliseconds of :meth:`CardReader.read` on a frame (both stages), after 3 warm-ups."""
-    import cv2
-
-    if frame is None:
-        raise ValueError("measure_latency needs a frame")
-    if frame.shape[:2] != (height, width):
-        frame = cv2.resize(frame, (width, height))
-    for _ in range(3):
+    """Milliseconds of :meth:`CardReader.read` (both stages) per frame, after warm-ups, cycling
+    through ``frames``. With a ``baseline`` reader, the two read each frame in turn, so both
+    figures come from the same moments of a machine whose load may change, and their ratio is
+    given."""
+    for frame in frames[:3]:
         reader.read(frame)
-    times = []
+        if baseline is not None:
+            baseline.read(frame)
+    times: list[float] = []
+    base_times: list[float] = []
     cards = 0
-    for _ in range(runs):
+    for run in range(runs):
+        frame = frames[run % len(frames)]
         began = time.perf_counter()
-        cards = len(reader.read(frame).cards)
+        cards += len(reader.read(frame).cards)
         times.append((time.perf_counter() - began) * 1000.0)
-    return {
+        if baseline is not None:
+            began = time.perf_counter()
+            baseline.read(frame)
+            base_times.append((time.perf_counter() - began) * 1000.0)
+    height, width = frames[0].shape[:2]
+    result: dict[str, Any] = {
         "median_ms": round(statistics.median(times), 1),
         "p90_ms": round(float(np.percentile(times, 90)), 1),
         "runs": runs,
-        "cards_in_frame": cards,
+        "frames": len(frames),
+        "cards_per_frame": round(cards / runs, 1),
         "frame": f"{width}x{height}",
     }
+    if base_times:
+        result["baseline_median_ms"] = round(statistics.median(base_times), 1)
+        result["ratio_to_baseline"] = round(
+            statistics.median(times) / statistics.median(base_times), 3
+        )
+    return result
+
+
+def latency_frames(count: int = 10) -> list[np.ndarray]:
+    """Frames of the shipped demo clip (1280x720, a vaza on the table), spread over the deal."""
+    import cv2
+
+    capture = cv2.VideoCapture(str(demo_dir() / "deal.mp4"))
+    total = int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) or 1
+    frames = []
+    for i in range(count):
+        capture.set(cv2.CAP_PROP_POS_FRAMES, (i * total) // count + total // (2 * count))
+        ok, frame = capture.read()
+        if ok and frame is not None:
+            frames.append(frame)
+    capture.release()
+    if not frames:
+        frames.append(np.full((720, 1280, 3), 120, np.uint8))
+    return frames
 
 
 def measure_real_set(
@@ -382,7 +413,6 @@ def measure_all(
     ``real_sizes`` are detector input sizes to try on the real photos (their indices are large:
     a smaller input suits them); the model's own size is always measured.
     """
-    import cv2
 
     figures: dict[str, object] = {}
     reader = CardReader(model)
@@ -411,17 +441,10 @@ def measure_all(
             model, webcam, sizes=(own,), limit=limit, log=log
         )
     if latency:
-        frame = None
-        if synthetic is not None and (synthetic / "images" / "val").is_dir():
-            first = sorted(
-                p
-                for p in (synthetic / "images" / "val").iterdir()
-                if p.suffix.lower() in IMAGE_SUFFIXES
-            )
-            frame = cv2.imread(str(first[0])) if first else None
-        if frame is None:
-            frame = np.full((720, 1280, 3), 120, np.uint8)
-        figures["latency"] = measure_latency(reader, frame=frame)
+        # The same networks read the plain way (one detector size, one view of each index): what
+        # the extra sizes and views cost, measured in the same run.
+        plain = CardReader(model, detector_scales=(1.0,), views=1)
+        figures["latency"] = measure_latency(reader, frames=latency_frames(), baseline=plain)
         log(f"latency: {figures['latency']}")
     return figures
 
