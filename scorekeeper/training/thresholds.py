@@ -32,10 +32,11 @@ frames later), so recall is bought only while precision stays at or above this."
 
 
 def fit_temperature(
-    log_probs: np.ndarray, labels: np.ndarray, temperatures: Sequence[float] = TEMPERATURES
+    logits: np.ndarray, labels: np.ndarray, temperatures: Sequence[float] = TEMPERATURES
 ) -> float:
-    """The temperature with the least negative log-likelihood of ``labels`` under
-    ``softmax(log_probs / T)`` (log-probabilities at temperature 1 are logits up to a constant).
+    """The temperature with the least negative log-likelihood of ``labels`` under the reader's
+    probabilities at that temperature: ``logits`` are N x 41, or N x views x 41 for a reader that
+    averages the softmax of several views of each crop.
 
     >>> rng = np.random.default_rng(0)
     >>> labels = rng.integers(0, 4, 2000)
@@ -44,14 +45,15 @@ def fit_temperature(
     >>> fit_temperature(noisy, labels) > 1.5
     True
     """
+    from scorekeeper.vision.reader import view_probs
+
     if len(labels) == 0:
         return 1.0
+    views = logits if logits.ndim == 3 else logits[:, None, :]
     best, best_nll = 1.0, float("inf")
     for t in temperatures:
-        scaled = log_probs / t
-        scaled = scaled - scaled.max(axis=1, keepdims=True)
-        log_norm = np.log(np.exp(scaled).sum(axis=1))
-        nll = float(np.mean(log_norm - scaled[np.arange(len(labels)), labels]))
+        probs = view_probs(views, t).astype(np.float64)
+        nll = float(-np.mean(np.log(np.maximum(probs[np.arange(len(labels)), labels], 1e-12))))
         if nll < best_nll:
             best, best_nll = float(t), nll
     return best
@@ -84,12 +86,11 @@ def pick_thresholds(
     return dict(best_f1, rule="best F1 (no pair reached the precision floor)")
 
 
-def corner_log_probs(reader: Any, images: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
-    """Log-probabilities (at temperature 1) and labels of every labelled Sueca corner."""
-    from scorekeeper.vision.evaluate import labelled_corner_probs
+def corner_logits(reader: Any, images: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Raw logits (N x views x 41) and labels of every labelled Sueca corner."""
+    from scorekeeper.vision.evaluate import labelled_corner_logits
 
-    probs, labels = labelled_corner_probs(reader, images)
-    return np.log(np.maximum(probs.astype(np.float64), 1e-12)) * reader.config.temperature, labels
+    return labelled_corner_logits(reader, images)
 
 
 def choose_on(
@@ -101,8 +102,8 @@ def choose_on(
     from scorekeeper.vision.reader import CardReader
 
     reader = CardReader(model_dir, temperature=1.0)
-    log_probs, labels = corner_log_probs(reader, images)
-    temperature = fit_temperature(log_probs, labels)
+    logits, labels = corner_logits(reader, images)
+    temperature = fit_temperature(logits, labels)
     reader = CardReader(model_dir, temperature=temperature)
     rows = ev.sweep_thresholds(
         reader, ev.labelled_truth(images), index_confs=INDEX_CONFS, card_probs=CARD_PROBS

@@ -41,7 +41,7 @@ from scorekeeper.vision.metrics import (
     match_by_score,
     suit_read_as,
 )
-from scorekeeper.vision.reader import CardReader, IndexReading, combine_indices
+from scorekeeper.vision.reader import CardReader, IndexReading, combine_indices, view_probs
 from scorekeeper.vision.webcam_scale import write_webcam_scale_view
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -452,11 +452,11 @@ def measure_all(
 CALIBRATION_BINS = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 1.0)
 
 
-def labelled_corner_probs(
+def labelled_corner_logits(
     reader: CardReader, images: Iterable[LabelledImage]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The classifier's probabilities (N x 41) on each labelled Sueca corner, and their labels
-    (N)."""
+    """The classifier's raw logits (N x views x 41) on each labelled Sueca corner, and their
+    labels (N)."""
     import cv2
 
     parts: list[np.ndarray] = []
@@ -468,11 +468,20 @@ def labelled_corner_probs(
         boxes = [as_box(b) for b, c in zip(item.boxes, item.classes) if c < len(DECK)]
         if not boxes:
             continue
-        parts.append(reader.classify_boxes(frame, boxes))
+        parts.append(reader.view_logits(frame, boxes))
         labels += [int(c) for c in item.classes if c < len(DECK)]
     if not parts:
-        return np.zeros((0, len(DECK) + 1), np.float32), np.zeros((0,), np.int64)
+        return np.zeros((0, reader.config.views, len(DECK) + 1)), np.zeros((0,), np.int64)
     return np.concatenate(parts), np.asarray(labels, np.int64)
+
+
+def labelled_corner_probs(
+    reader: CardReader, images: Iterable[LabelledImage]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The classifier's probabilities (N x 41) on each labelled Sueca corner, as the reader
+    gives them, and their labels (N)."""
+    logits, labels = labelled_corner_logits(reader, images)
+    return view_probs(logits, reader.config.temperature), labels
 
 
 def measure_calibration(reader: CardReader, images: Iterable[LabelledImage]) -> dict[str, Any]:

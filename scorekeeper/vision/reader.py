@@ -339,36 +339,38 @@ class CardReader:
             frame_bgr, box, margin=self.config.crop_margin, size=self.config.crop_size
         )
 
-    def classify_crops(self, crops_bgr: list[np.ndarray] | np.ndarray) -> np.ndarray:
-        """Probabilities (N x 41) over :data:`CLASSIFIER_CLASSES` for BGR crops of crop_size."""
+    def crop_logits(self, crops_bgr: list[np.ndarray] | np.ndarray) -> np.ndarray:
+        """The classifier's raw logits (N x 41) for BGR crops of crop_size."""
         if len(crops_bgr) == 0:
-            return np.zeros((0, len(CLASSIFIER_CLASSES)), np.float32)
+            return np.zeros((0, len(CLASSIFIER_CLASSES)), np.float64)
         batch = np.stack(list(crops_bgr))[:, :, :, ::-1].transpose(0, 3, 1, 2)
         batch = np.ascontiguousarray(batch, dtype=np.float32) / 255.0
-        logits = self._classifier.run(None, {self._cls_input: batch})[0].astype(np.float64)
-        logits /= self.config.temperature
-        logits -= logits.max(axis=1, keepdims=True)
-        exp = np.exp(logits)
-        probs: np.ndarray = (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
-        return probs
+        logits: np.ndarray = self._classifier.run(None, {self._cls_input: batch})[0]
+        return logits.astype(np.float64)
+
+    def classify_crops(self, crops_bgr: list[np.ndarray] | np.ndarray) -> np.ndarray:
+        """Probabilities (N x 41) over :data:`CLASSIFIER_CLASSES` for BGR crops of crop_size."""
+        return view_probs(self.crop_logits(crops_bgr)[:, None, :], self.config.temperature)
 
     # -- both, and what a card is ----------------------------------------------------------------
 
-    def classify_boxes(self, frame_bgr: np.ndarray, boxes: list[Box]) -> np.ndarray:
-        """Probabilities (N x 41) for the indices in ``boxes`` of a frame, averaged over the
-        configured :attr:`ReaderConfig.views` of each crop."""
-        crops = [self.crop(frame_bgr, box) for box in boxes]
+    def view_logits(self, frame_bgr: np.ndarray, boxes: list[Box]) -> np.ndarray:
+        """Raw logits (N x views x 41) of the configured :attr:`ReaderConfig.views` of the crop
+        of each index in ``boxes``."""
         count = self.config.views
-        if count == 1 or not crops:
-            return self.classify_crops(crops)
         views = [
             view
-            for box, crop in zip(boxes, crops)
-            for view in turned_views(crop, count=count, wide=box[2] - box[0] > box[3] - box[1])
+            for box in boxes
+            for view in turned_views(
+                self.crop(frame_bgr, box), count=count, wide=box[2] - box[0] > box[3] - box[1]
+            )
         ]
-        probs = self.classify_crops(views).reshape(len(crops), count, -1)
-        averaged: np.ndarray = probs.mean(axis=1)
-        return averaged
+        return self.crop_logits(views).reshape(len(boxes), count, len(CLASSIFIER_CLASSES))
+
+    def classify_boxes(self, frame_bgr: np.ndarray, boxes: list[Box]) -> np.ndarray:
+        """Probabilities (N x 41) for the indices in ``boxes`` of a frame: those of each crop's
+        views, averaged."""
+        return view_probs(self.view_logits(frame_bgr, boxes), self.config.temperature)
 
     def read_indices(self, frame_bgr: np.ndarray) -> list[IndexReading]:
         """Every index the detector found, with the classifier's probabilities."""
@@ -393,6 +395,16 @@ class CardReader:
             corner_reach=self.config.corner_reach,
         )
         return FrameDetections(frame_index=frame_index, cards=cards, width=width, height=height)
+
+
+def view_probs(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """Probabilities (N x 41) from logits of N indices' views (N x views x 41): each view's
+    softmax at ``temperature``, averaged over the views."""
+    scaled = logits / temperature
+    scaled = scaled - scaled.max(axis=2, keepdims=True)
+    exp = np.exp(scaled)
+    probs: np.ndarray = (exp / exp.sum(axis=2, keepdims=True)).mean(axis=1).astype(np.float32)
+    return probs
 
 
 def turned_views(crop: np.ndarray, *, count: int, wide: bool) -> list[np.ndarray]:
