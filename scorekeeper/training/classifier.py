@@ -299,13 +299,14 @@ def webcam_view(
     margin: float,
     index_px: tuple[float, float] = WEBCAM_INDEX_PX,
 ) -> np.ndarray:
-    """``crop`` (the classifier's square) as a webcam showing its index ``index_px`` tall would
-    deliver it, enlarged back the way :func:`scorekeeper.vision.crops.crop_square` enlarges."""
+    """``crop`` (the classifier's square) as a webcam showing its index at a height drawn from
+    ``index_px`` would deliver it, enlarged back the way
+    :func:`scorekeeper.vision.crops.crop_square` enlarges."""
     import cv2
 
     size = crop.shape[0]
-    index_px = rng.uniform(*index_px)
-    native = max(6, round(index_px * (1.0 + 2.0 * margin)))
+    height = rng.uniform(*index_px)
+    native = max(6, round(height * (1.0 + 2.0 * margin)))
     image = crop
     lens = rng.uniform(0.0, 0.7) * size / native  # blur in native pixels, applied before sampling
     if lens > 0.3:
