@@ -45,3 +45,26 @@ def test_a_webcam_view_keeps_the_crop_size_and_loses_the_fine_detail_of_a_sharp_
     assert np.median([v[:, :, 0][ink].mean() for v in views]) < np.median(
         [v[:, :, 0][~ink].mean() for v in views]
     )
+
+
+def test_a_webcam_view_of_a_smaller_index_keeps_less_of_it() -> None:
+    from scorekeeper.training.classifier import webcam_view
+
+    crop = np.full((48, 48, 3), 235, np.uint8)
+    cv2.putText(crop, "5", (12, 34), cv2.FONT_HERSHEY_SIMPLEX, 1.0, (20, 20, 20), 2, cv2.LINE_AA)
+    sharpness = lambda image: float(
+        cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()
+    )
+
+    def median_sharpness(index_px: tuple[float, float]) -> float:
+        rng = np.random.default_rng(1)
+        return float(
+            np.median(
+                [
+                    sharpness(webcam_view(crop, rng, margin=0.2, index_px=index_px))
+                    for _ in range(30)
+                ]
+            )
+        )
+
+    assert median_sharpness((9.0, 12.0)) < median_sharpness((30.0, 37.0))
