@@ -291,7 +291,10 @@ def test_a_frame_searched_at_two_sizes_keeps_each_index_once(monkeypatch) -> Non
     if not SHIPPED.is_dir():
         pytest.skip("no shipped model under models/sueca-reader")
     reader = CardReader(SHIPPED, detector_size=640, detector_scales=(1.0, 0.5))
-    assert reader.detector_sizes() == (640, 320)
+    assert reader.detector_sizes(640, 360) == (640, 320)
+    # A frame twice as large is read at half its resolution already: one pass is enough.
+    assert reader.detector_sizes(1280, 720) == (640,)
+    assert reader.detector_sizes(1920, 1080) == (640,)
     # One index found at both sizes (boxes a pixel apart), one only at full size, one only at
     # half size: three indices, the better-scored box of the shared one kept.
     found = {

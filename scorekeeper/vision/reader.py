@@ -41,6 +41,8 @@ from scorekeeper.vision.registry import CONFIG_NAME, find_model
 NOT_A_CARD = "not_a_card"
 CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (NOT_A_CARD,)
 """The classifier's 41 outputs: the 40 cards in :data:`DECK` order, then ``not_a_card``."""
+CLASSIFIER_THREADS = 0
+"""Threads of the classifier's pool; 0: as many as the detector's."""
 VIEW_COUNTS = (1, 2, 4)
 """How many turned views of an index crop the reader can average (:attr:`ReaderConfig.views`)."""
 
@@ -56,11 +58,12 @@ class ReaderConfig:
     indices (a webcam a metre up) and costs time roughly with its square; smaller suits
     close-ups."""
     detector_scales: tuple[float, ...] = (1.0,)
-    """The frame is searched once per scale, at ``detector_size`` times it, and the boxes merged.
-    The detector learned indices 6-30 px tall at its input; a real webcam's indices are soft at
-    full resolution and read better halved, while the smallest ones need the full size: 1.0 and
-    0.5 find what either finds (real webcam frames: 0.54 of the indices at 640 alone, 0.74 at
-    320, 0.78 both). A half-size pass costs about a quarter of the full one."""
+    """The frame is searched once per scale, each time at that share of its own resolution (but
+    never above ``detector_size``), and the boxes merged. A webcam's indices are soft at the
+    frame's full resolution and the detector finds them better halved, while the smallest need
+    every pixel: with 1.0 and 0.5, real 640x360 webcam frames read at 640 and 320, and 0.78 of
+    their indices are found (0.54 at 640 alone, 0.74 at 320 alone). A 1280x720 frame at
+    ``detector_size`` 640 is already read at half its resolution: one pass, no extra cost."""
     classifier_file: str = "index-classifier.onnx"
     crop_size: int = 48
     crop_margin: float = 0.2
@@ -177,7 +180,7 @@ class IndexReading:
         return max(self.box[2] - self.box[0], self.box[3] - self.box[1])
 
 
-def _session(path: Path, threads: int) -> Any:
+def _session(path: Path, threads: int, *, spin: bool = True) -> Any:
     import onnxruntime as ort
 
     if not path.is_file():
@@ -188,6 +191,8 @@ def _session(path: Path, threads: int) -> Any:
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    if not spin:
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as error:  # noqa: BLE001 - onnxruntime raises its own types for bad files
@@ -244,19 +249,24 @@ class CardReader:
             raise ModelError(f"detector size {config.detector_size} is not a multiple of 32")
         self.config = config
         self._detector = _session(config.folder / config.detector_file, threads)
-        # The classifier runs on the caller's thread: a second thread pool would spin-wait on the
-        # same cores as the detector's and slow the next frame's detection by half (measured 92 ->
-        # 42 ms a 1280x720 frame on 2 cores); its batch of a few 48-px crops needs no pool.
-        self._classifier = _session(config.folder / config.classifier_file, 1)
+        # The classifier's threads must not spin-wait once its batch is done: they would hold the
+        # detector's cores and slow the next frame's detection by half (92 -> 42 ms a 1280x720
+        # frame on 2 cores with a spinning pool). Sleeping between batches, two threads read a
+        # batch of crops in 0.44 ms a crop against 0.75 on the caller's thread alone.
+        self._classifier = _session(
+            config.folder / config.classifier_file, CLASSIFIER_THREADS or threads, spin=False
+        )
         self._det_input = self._detector.get_inputs()[0].name
         self._cls_input = self._classifier.get_inputs()[0].name
 
     # -- stage 1 ---------------------------------------------------------------------------------
 
-    def detector_sizes(self) -> tuple[int, ...]:
-        """The detector input sizes one frame is searched at (multiples of 32, largest first)."""
+    def detector_sizes(self, width: int, height: int) -> tuple[int, ...]:
+        """The detector input sizes (longer side; multiples of 32, largest first) a frame of
+        ``width`` x ``height`` is searched at."""
+        longer = max(width, height)
         sizes = {
-            max(32, round(self.config.detector_size * scale / 32) * 32)
+            max(32, round(min(self.config.detector_size, longer * scale) / 32) * 32)
             for scale in self.config.detector_scales
         }
         return tuple(sorted(sizes, reverse=True))
@@ -269,7 +279,10 @@ class CardReader:
         import cv2
 
         conf = self.config.index_conf if conf is None else conf
-        found = [self._detect_at(frame_bgr, size, conf) for size in self.detector_sizes()]
+        height, width = frame_bgr.shape[:2]
+        found = [
+            self._detect_at(frame_bgr, size, conf) for size in self.detector_sizes(width, height)
+        ]
         if len(found) == 1:
             return found[0]
         boxes = np.concatenate([b for b, _ in found])
