@@ -332,6 +332,7 @@ def choose_thresholds(
 
     On real-like frames when ``realcards`` is given (its webcam-scale view, written under
     ``work``), else on the first ``limit`` images of the synthetic validation split."""
+    from scorekeeper.rules.cards import DECK
     from scorekeeper.training.thresholds import choose_on
     from scorekeeper.vision import evaluate as ev
 
@@ -341,8 +342,13 @@ def choose_thresholds(
         view = write_webcam_scale_view(
             realcards, (work or model_dir.parent) / "realcards-dev-webcam-scale"
         )
-        images = list(ev.labelled_images(view))
-        on = f"the webcam-scale view of {realcards.name} ({len(images)} photos)"
+        # A Sueca deck has no 8, 9, 10 or joker: photos holding one are not what a table shows,
+        # and the false cards they make would choose thresholds for a game nobody plays.
+        images = [image for image in ev.labelled_images(view) if (image.classes < len(DECK)).all()]
+        on = (
+            f"the webcam-scale view of {realcards.name} ({len(images)} photos with Sueca cards "
+            "only)"
+        )
     elif detection_set is not None:
         images = list(ev.labelled_images(detection_set, "val", limit=limit))
         on = f"synthetic val, first {limit} images"
