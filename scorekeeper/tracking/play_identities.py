@@ -44,6 +44,9 @@ class PlayIdentities(TrackerRooms):
             return False
         if run.card not in played:
             return True
+        if run.beside is not None and not self._same_spot_as_play(state, run):
+            # Another card read under the name of a card on the table, at another spot.
+            return True
         on_table = {p.label for p in state.trick} | {p.card for p in state.trick}
         if self._other_corner(state, run) is not None:
             return False
@@ -57,6 +60,17 @@ class PlayIdentities(TrackerRooms):
             and run.start_frame > max(gathered)
             and run.card not in on_table
             and all(r is not run for r in state.runs.values())
+        )
+
+    def _same_spot_as_play(self, state: DealState, run: Run) -> bool:
+        """Some box of ``run`` is the very box of a play on the table: the same card."""
+        same_spot = self.thresholds.same_spot
+        return any(
+            iou(mine, theirs) >= same_spot
+            for played in state.trick
+            if played.run is not None and played.run is not run
+            for mine in run.boxes
+            for theirs in played.run.boxes
         )
 
     def _held_name(self, state: DealState, run: Run) -> Card | None:

@@ -30,6 +30,10 @@ class Run:
     sightings: list[dict[Card, float]] = field(default_factory=list)
     """Each sighting's evidence for the cards it named, best and runners-up
     (:func:`scorekeeper.tracking.decoding.sighting_evidence`)."""
+    beside: Run | None = None
+    """The run of the same name at another spot this one was told apart from: a card read under
+    another name lies here, so two cards are read alike (a deck misread systematically), and
+    the deal's decoding decides which card each is."""
 
     def add(self, detection: CardDetection, frame: int) -> None:
         self.frames.append(frame)

@@ -8,12 +8,20 @@ from collections.abc import Iterator
 
 from scorekeeper.rules import Card
 from scorekeeper.tracking.deal_state import DealState
-from scorekeeper.tracking.decoding import Evidence
+from scorekeeper.tracking.decoding import Evidence, explains
 from scorekeeper.tracking.geometry import Point, Side
 from scorekeeper.tracking.rooms import TrackerRooms
 from scorekeeper.tracking.runs import Run, Track
 from scorekeeper.vision.boxes import Box, iou, nested_share
+from scorekeeper.vision.boxes import center as box_center
 from scorekeeper.vision.detections import CardDetection
+
+SAME_CARD_SHARE = 0.9
+"""How much of the smaller of two boxes must lie in the larger for both to be one card lying there
+(a corner index inside the whole card's box)."""
+
+SPOT_BOXES = 8
+"""How many of a run's latest boxes tell where its card lies now."""
 
 OTHER_CARD_SHARE = 0.9
 """A card read at a box holding less than this much of another box (or held by it) is elsewhere:
@@ -34,13 +42,71 @@ class Sightings(TrackerRooms):
                 track.outside = Run(track.card, self._updates)
             track.outside.add(detection, frame)
             return
-        for run in reversed(track.runs):
-            if self._continues(run, center, frame):
-                run.add(detection, frame)
-                return
-        run = Run(track.card, self._updates, approach=self._approach_side(track, frame))
+        continuing = [r for r in reversed(track.runs) if self._continues(r, center, frame)]
+        box = detection.box
+        # Read at the very box of one of its runs: that run's card.
+        run = max(
+            (r for r in continuing if self._at_box(r, box)),
+            key=lambda r: r.last_frame,
+            default=None,
+        )
+        if run is None and continuing:
+            nearest = min(continuing, key=lambda r: _distance(r, center))
+            resting = self._resting_box(nearest)
+            if (
+                self.decode
+                and resting is not None
+                and not _one_card(resting, box, self.thresholds.same_spot)
+                and self._another_card_there(track.card, box, frame)
+            ):
+                # Its card lies elsewhere now, and another card read under another name lies
+                # here: two cards the reader names alike.
+                run = Run(track.card, self._updates, beside=nearest)
+                track.runs.append(run)
+            else:
+                run = next((r for r in continuing if self._at_spot(r, box)), nearest)
+        if run is None:
+            run = Run(track.card, self._updates, approach=self._approach_side(track, frame))
+            track.runs.append(run)
         run.add(detection, frame)
-        track.runs.append(run)
+
+    def _at_spot(self, run: Run, box: Box) -> bool:
+        """The box is where ``run``'s card lay lately: the same box, or one holding the other
+        (a corner index of the whole card)."""
+        return any(
+            _one_card(box, mine, self.thresholds.same_spot) for mine in run.boxes[-SPOT_BOXES:]
+        )
+
+    def _resting_box(self, run: Run) -> Box | None:
+        """Where ``run``'s card lies now: its latest box read there twice (a box seen once may be
+        another card sliding in, read under the same name); None before it came to rest."""
+        boxes = run.boxes[-SPOT_BOXES:]
+        for i in range(len(boxes) - 1, 0, -1):
+            if any(iou(boxes[i], b) >= self.thresholds.same_spot for b in boxes[:i]):
+                return boxes[i]
+        return None
+
+    def _at_box(self, run: Run, box: Box) -> bool:
+        """The very box where ``run``'s card lay lately."""
+        return any(iou(box, mine) >= self.thresholds.same_spot for mine in run.boxes[-SPOT_BOXES:])
+
+    def _another_card_there(self, card: Card, box: Box, frame: int) -> bool:
+        """A card read lately at this very box under another name, whose reads name ``card``
+        too: a read of ``card`` here is that card, not the ``card`` lying nearby (a deck misread
+        systematically names two cards alike, and one read in a frame falls back to its
+        runner-up)."""
+        for track in self._tracks.values():
+            if track.card == card:
+                continue
+            for other in reversed(track.runs):
+                if other.last_frame < frame - self._forget:
+                    continue
+                _, boxes = other.between(frame - self._forget, frame)
+                if any(iou(box, b) >= self.thresholds.same_spot for b in boxes) and explains(
+                    other.reads().weighed(), card
+                ):
+                    return True
+        return False
 
     def _continues(self, run: Run, center: Point, frame: int) -> bool:
         # A run of a sighting or two is no card yet: after a short gap it starts over, so stray
@@ -211,3 +277,14 @@ class Sightings(TrackerRooms):
             ),
             default=-1,
         )
+
+
+def _distance(run: Run, point: Point) -> float:
+    """How far ``point`` is from the nearest of ``run``'s latest spots."""
+    return min(math.dist(box_center(box), point) for box in run.boxes[-SPOT_BOXES:])
+
+
+def _one_card(a: Box, b: Box, same_spot: float) -> bool:
+    """Two boxes of one card lying there: the same box, or one holding the other (a corner index
+    and the whole card)."""
+    return iou(a, b) >= same_spot or nested_share(a, b) >= SAME_CARD_SHARE
