@@ -53,6 +53,8 @@ class Repairs(TrackerRooms):
             if (
                 state.cleared_at < run.start_frame <= last_seen
                 and run.card not in state.deal.played
+                # A run played already under another name (the deal's decoding renamed it).
+                and all(r is not run for r in state.runs.values())
                 and not run.refused
                 and not self._turned_at_rest(state, run)
                 and not self._misread(run)
