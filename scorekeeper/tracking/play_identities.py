@@ -44,7 +44,7 @@ class PlayIdentities(TrackerRooms):
             return False
         if run.card not in played:
             return True
-        if run.beside is not None and not self._same_spot_as_play(state, run):
+        if self._read_apart(run) and not self._same_spot_as_play(state, run):
             # Another card read under the name of a card on the table, at another spot.
             return True
         on_table = {p.label for p in state.trick} | {p.card for p in state.trick}

@@ -31,9 +31,9 @@ class Run:
     """Each sighting's evidence for the cards it named, best and runners-up
     (:func:`scorekeeper.tracking.decoding.sighting_evidence`)."""
     beside: Run | None = None
-    """The run of the same name at another spot this one was told apart from: a card read under
-    another name lies here, so two cards are read alike (a deck misread systematically), and
-    the deal's decoding decides which card each is."""
+    """The run of the same name, lying nearby, that this one was read apart from. Once both are
+    read at once, two cards lie there that the reader names alike (a deck misread
+    systematically): this one may be played too, and the deal's decoding decides its card."""
 
     def add(self, detection: CardDetection, frame: int) -> None:
         self.frames.append(frame)

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from scorekeeper.rules import Card
 from scorekeeper.tracking.deal_state import DealState
-from scorekeeper.tracking.decoding import Evidence, explains
+from scorekeeper.tracking.decoding import Evidence
 from scorekeeper.tracking.geometry import Point, Side
 from scorekeeper.tracking.rooms import TrackerRooms
 from scorekeeper.tracking.runs import Run, Track
@@ -19,6 +19,11 @@ from scorekeeper.vision.detections import CardDetection
 SAME_CARD_SHARE = 0.9
 """How much of the smaller of two boxes must lie in the larger for both to be one card lying there
 (a corner index inside the whole card's box)."""
+
+APART_SHARE = 0.5
+"""Two boxes lie apart (two cards, not one card's corner index and its whole) when less than this
+much of the smaller lies in the larger. Loose on purpose: a corner index read at the card's edge
+pokes out of the whole card's box, and taking one card for two makes a play out of nothing."""
 
 SPOT_BOXES = 8
 """How many of a run's latest boxes tell where its card lies now."""
@@ -53,15 +58,16 @@ class Sightings(TrackerRooms):
         if run is None and continuing:
             nearest = min(continuing, key=lambda r: _distance(r, center))
             resting = self._resting_box(nearest)
-            if (
-                self.decode
-                and resting is not None
-                and not _one_card(resting, box, self.thresholds.same_spot)
-                and self._another_card_there(track.card, box, frame)
-            ):
-                # Its card lies elsewhere now, and another card read under another name lies
-                # here: two cards the reader names alike.
-                run = Run(track.card, self._updates, beside=nearest)
+            if self.decode and resting is not None and nested_share(resting, box) < APART_SHARE:
+                # Read apart from where a card of its name came to rest nearby: perhaps another
+                # card the reader names alike (a deck misread systematically), perhaps the same
+                # card moved; a run of its own, played only once both spots are read at once.
+                run = Run(
+                    track.card,
+                    self._updates,
+                    approach=self._approach_side(track, frame),
+                    beside=nearest,
+                )
                 track.runs.append(run)
             else:
                 run = next((r for r in continuing if self._at_spot(r, box)), nearest)
@@ -77,6 +83,18 @@ class Sightings(TrackerRooms):
             _one_card(box, mine, self.thresholds.same_spot) for mine in run.boxes[-SPOT_BOXES:]
         )
 
+    def _read_apart(self, run: Run) -> bool:
+        """``run`` was told apart from a run of its name (:attr:`Run.beside`), and that one was
+        read since at a box apart from all of this one's: two cards lie there at once, not one
+        card whose box moved (it slid on, or another card covered one corner index)."""
+        beside = run.beside
+        if beside is None:
+            return False
+        _, boxes = beside.between(run.start_frame + 1, beside.last_frame)
+        return any(
+            all(nested_share(theirs, mine) < APART_SHARE for mine in run.boxes) for theirs in boxes
+        )
+
     def _resting_box(self, run: Run) -> Box | None:
         """Where ``run``'s card lies now: its latest box read there twice (a box seen once may be
         another card sliding in, read under the same name); None before it came to rest."""
@@ -89,24 +107,6 @@ class Sightings(TrackerRooms):
     def _at_box(self, run: Run, box: Box) -> bool:
         """The very box where ``run``'s card lay lately."""
         return any(iou(box, mine) >= self.thresholds.same_spot for mine in run.boxes[-SPOT_BOXES:])
-
-    def _another_card_there(self, card: Card, box: Box, frame: int) -> bool:
-        """A card read lately at this very box under another name, whose reads name ``card``
-        too: a read of ``card`` here is that card, not the ``card`` lying nearby (a deck misread
-        systematically names two cards alike, and one read in a frame falls back to its
-        runner-up)."""
-        for track in self._tracks.values():
-            if track.card == card:
-                continue
-            for other in reversed(track.runs):
-                if other.last_frame < frame - self._forget:
-                    continue
-                _, boxes = other.between(frame - self._forget, frame)
-                if any(iou(box, b) >= self.thresholds.same_spot for b in boxes) and explains(
-                    other.reads().weighed(), card
-                ):
-                    return True
-        return False
 
     def _continues(self, run: Run, center: Point, frame: int) -> bool:
         # A run of a sighting or two is no card yet: after a short gap it starts over, so stray
