@@ -36,12 +36,12 @@ class PlayIdentities(TrackerRooms):
         if not self.decode:
             return run.card not in played
         # The deal's decoding may have renamed the play a run was played as, freeing its name.
-        if (
-            any(p.run is run for p in state.trick)
-            or any(r is run for r in state.runs.values())
-            or self._other_corner(state, run) is not None
-        ):
+        if self._is_a_play(state, run) or self._other_corner(state, run) is not None:
             return False
+        if run.beside is not None and not self._read_apart(run):
+            # Read apart from a card of its name but never both at once: that card, moved (or
+            # one corner index covered), played only when that card was not.
+            return not self._is_a_play(state, run.beside) and run.card not in played
         if run.card not in played:
             return True
         if self._read_apart(run) and not self._same_spot_as_play(state, run):
@@ -61,6 +61,11 @@ class PlayIdentities(TrackerRooms):
             and run.card not in on_table
             and all(r is not run for r in state.runs.values())
         )
+
+    @staticmethod
+    def _is_a_play(state: DealState, run: Run) -> bool:
+        """``run`` was played this deal, under its name or another."""
+        return any(p.run is run for p in state.trick) or any(r is run for r in state.runs.values())
 
     def _same_spot_as_play(self, state: DealState, run: Run) -> bool:
         """Some box of ``run`` is the very box of a play on the table: the same card."""
