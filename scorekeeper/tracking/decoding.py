@@ -175,24 +175,29 @@ def decode_plays(
     best = min(decoded, key=lambda d: d.cost)
     # What the deck's misread is, and which plays it explains, are learnt together: each
     # decision sharpens the picture of the misread suit's reads.
-    given = plays
+    # Once the deal is over, the turned card is weighed as one of the deck's cards too, misread
+    # like the rest of its suit (while it goes on, the misread is learnt from too few plays to
+    # move the trunfo, which reseats every play).
+    given = [*plays, turned] if firm else [*plays]
     for _ in range(SWAP_ROUNDS if deck_swaps else 0):
-        relabelled = deck_swapped_reads(given, best.cards)
+        relabelled = deck_swapped_reads(given, [*best.cards, best.turned][: len(given)])
         if relabelled is None:
             break
+        if not firm:
+            relabelled.append(turned)
         again = decode_plays(
             dealer=dealer,
-            turned=turned,
-            plays=relabelled,
+            turned=relabelled[-1],
+            plays=relabelled[:-1],
             rules=rules,
             decided=decided,
             decided_turned=decided_turned,
             deck_swaps=False,
             firm=firm,
         )
-        if again is None or again.cards == best.cards:
+        if again is None or (again.cards, again.turned) == (best.cards, best.turned):
             break
-        best, plays = again, relabelled
+        best, plays, turned = again, relabelled[:-1], relabelled[-1]
     if not doubts:
         return best
     turned_play = best.cards.index(best.turned) if best.turned in best.cards else None
