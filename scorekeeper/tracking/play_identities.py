@@ -38,10 +38,15 @@ class PlayIdentities(TrackerRooms):
         # The deal's decoding may have renamed the play a run was played as, freeing its name.
         if self._is_a_play(state, run) or self._other_corner(state, run) is not None:
             return False
-        if run.beside is not None and not self._read_apart(run):
-            # Read apart from a card of its name but never both at once: that card, moved (or
-            # one corner index covered), played only when that card was not.
-            return not self._is_a_play(state, run.beside) and run.card not in played
+        beside = run.beside
+        if (
+            beside is not None
+            and any(p.run is beside for p in state.trick)
+            and not self._read_apart(run)
+        ):
+            # Read apart from a card of its name on the table, never both at once: that card,
+            # moved (or one corner index covered).
+            return False
         if run.card not in played:
             return True
         if self._read_apart(run) and not self._same_spot_as_play(state, run):

@@ -55,26 +55,37 @@ class Sightings(TrackerRooms):
             key=lambda r: r.last_frame,
             default=None,
         )
+        beside: Run | None = None
         if run is None and continuing:
             nearest = min(continuing, key=lambda r: _distance(r, center))
-            resting = self._resting_box(nearest)
-            if self.decode and resting is not None and nested_share(resting, box) < APART_SHARE:
-                # Read apart from where a card of its name came to rest nearby: perhaps another
-                # card the reader names alike (a deck misread systematically), perhaps the same
-                # card moved; a run of its own, played only once both spots are read at once.
-                run = Run(
-                    track.card,
-                    self._updates,
-                    approach=self._approach_side(track, frame),
-                    beside=nearest,
-                )
-                track.runs.append(run)
+            if self._rests_apart(nearest, box):
+                beside = nearest
             else:
                 run = next((r for r in continuing if self._at_spot(r, box)), nearest)
+        elif run is None:
+            lying = [
+                r
+                for r in track.runs
+                if r.last_frame >= frame - self._forget and self._rests_apart(r, box)
+            ]
+            beside = max(lying, key=lambda r: r.last_frame, default=None)
         if run is None:
-            run = Run(track.card, self._updates, approach=self._approach_side(track, frame))
+            # Read apart from where a card of its name lies lately (beside): perhaps another card
+            # the reader names alike (a deck misread systematically), perhaps the same card
+            # moved; a run of its own, played only once both spots are read at once.
+            run = Run(
+                track.card,
+                self._updates,
+                approach=self._approach_side(track, frame),
+                beside=beside,
+            )
             track.runs.append(run)
         run.add(detection, frame)
+
+    def _rests_apart(self, run: Run, box: Box) -> bool:
+        """Decoding, ``run``'s card has come to rest at a box apart from ``box``."""
+        resting = self._resting_box(run)
+        return self.decode and resting is not None and nested_share(resting, box) < APART_SHARE
 
     def _at_spot(self, run: Run, box: Box) -> bool:
         """The box is where ``run``'s card lay lately: the same box, or one holding the other
