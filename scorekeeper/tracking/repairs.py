@@ -216,6 +216,17 @@ class Repairs(TrackerRooms):
             ),
             run.last_frame,
         )
+        beside = run.beside
+        if (
+            beside is not None
+            and beside.start_frame > state.cleared_at
+            and not self._is_a_play(state, beside)
+            and not self._read_apart(run)
+            and not self._misread(beside)
+        ):
+            # The card of its name it was read apart from, never at once: the same card, which
+            # landed there and was then moved (or had a corner index covered).
+            first = min(first, self._landed_at(state, beside))
         track = self._tracks.get(run.card)
         # Latest first, so that glimpses shortly before one another lead back to the landing.
         for other in sorted(track.runs if track is not None else (), key=lambda r: -r.start_frame):

@@ -243,13 +243,13 @@ class Sightings(TrackerRooms):
 
     def _replayed(self, run: Run) -> bool:
         """A run of a gathered card that began after its trick was gathered: by the rules a
-        misread itself, so it explains nothing away."""
+        misread itself, so it explains nothing away. Decoding, the card the deal decided a play
+        was, not the name the reader gave it (that name may be another card's, still to come)."""
         state = self._state
-        return (
-            state is not None
-            and run.card in state.gathered_labels
-            and run.start_frame > state.gathered_labels[run.card]
-        )
+        if state is None:
+            return False
+        gathered = state.gathered_at if self.decode else state.gathered_labels
+        return run.card in gathered and run.start_frame > gathered[run.card]
 
     def _turned_at_rest(self, state: DealState, run: Run) -> bool:
         """The turned card still lying where the dealer put it (its box may reach into the play
