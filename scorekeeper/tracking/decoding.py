@@ -434,10 +434,14 @@ def decode_deal(
     )
     by_reads = assign()
     found = [searcher.improve(by_reads)]
-    if found[0] is None:
+    if found[0] is None or wide:
         # The best reads make a deal the rules refuse (the turned card's trunfo seats its play
-        # elsewhere than the dealer): the best assignment for each card the turned card may be.
-        found += [searcher.improve(assign(card)) for card in searcher.fair[turned_row]]
+        # elsewhere than the dealer), or the deal is over and the search goes wide: the best
+        # assignment for each card the turned card may be (a trunfo read as its twin reseats
+        # every play, which no swap of two plays reaches).
+        found += [
+            searcher.improve(assign(card), keep_turned=True) for card in searcher.fair[turned_row]
+        ]
     if start is not None and len(start) == len(rows) and len(set(start)) == len(start):
         found.append(searcher.improve(list(start)))
     results = [f for f in found if f is not None]
@@ -514,15 +518,18 @@ class _Search:
         )
         return self.renuncia_cost * len(deal.revokes) + regret, deal
 
-    def improve(self, cards: list[Card]) -> tuple[list[Card], Deal, float] | None:
+    def improve(
+        self, cards: list[Card], *, keep_turned: bool = False
+    ) -> tuple[list[Card], Deal, float] | None:
         """Swaps among the cards the reads named while they lower the cost; None when the rules
-        refuse the starting deal."""
+        refuse the starting deal. ``keep_turned``: a deal the rules refuse is mended elsewhere
+        than at the turned card (the hypothesis being tried is that turned card)."""
         judged = self.evaluate(cards)
         if judged is None:
             # The best reads break a rule outright (the turned trunfo from another seat, when
             # the trunfo it gives seats that play elsewhere): the swaps of the turned card with
             # the plays holding the other cards its reads named may mend it.
-            mended = self._mend(cards)
+            mended = self._mend(cards, keep_turned=keep_turned)
             if mended is None:
                 return None
             cost, deal, cards = mended
@@ -535,13 +542,18 @@ class _Search:
             cards, cost, deal = move
         return cards, deal, cost
 
-    def _mend(self, cards: list[Card]) -> tuple[float, Deal, list[Card]] | None:
+    def _mend(
+        self, cards: list[Card], *, keep_turned: bool = False
+    ) -> tuple[float, Deal, list[Card]] | None:
         """The cheapest deal the rules accept one swap away: of the turned card first, else of
         any play (a swap elsewhere changes who won a vaza, so who plays the turned card)."""
-        for rows in ([self.turned_row], range(len(cards))):
+        groups = ([self.turned_row], range(len(cards)))
+        for rows in groups[1:] if keep_turned else groups:
             best: tuple[float, Deal, list[Card]] | None = None
             for r in rows:
                 for trial in self._swaps(cards, r):
+                    if keep_turned and trial[self.turned_row] != cards[self.turned_row]:
+                        continue
                     judged = self.evaluate(trial)
                     if judged is not None and (best is None or judged[0] < best[0]):
                         best = (judged[0], judged[1], trial)
