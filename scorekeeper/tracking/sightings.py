@@ -101,9 +101,12 @@ class Sightings(TrackerRooms):
         beside = run.beside
         if beside is None:
             return False
-        _, boxes = beside.between(run.start_frame + 1, beside.last_frame)
+        # Only its own reads: another card misread under its name elsewhere is not it.
+        own = set(self._unexplained(beside))
         return any(
-            all(nested_share(theirs, mine) < APART_SHARE for mine in run.boxes) for theirs in boxes
+            frame in own and all(nested_share(theirs, mine) < APART_SHARE for mine in run.boxes)
+            for frame, theirs in zip(beside.frames, beside.boxes, strict=True)
+            if frame > run.start_frame
         )
 
     def _resting_box(self, run: Run) -> Box | None:
