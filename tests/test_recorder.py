@@ -246,3 +246,45 @@ def test_a_restart_while_a_vaza_lacks_a_card_shows_the_same_doubt_and_keeps_the_
     # Every card that landed is in the store but the one never read, however it is seated.
     landed = [card.notation for _, _, card in truth.plays[:15] if card != missing]
     assert again.record("mesa")["deals"][0]["plays"] == landed
+
+
+def test_a_camera_restarted_while_a_vaza_lacks_a_card_still_puts_that_card_in_its_place(
+    tmp_path,
+):
+    from scorekeeper.pipeline.session import missing_card_play
+    from scorekeeper.rules import Deal, Rules
+    from scorekeeper.tracking import Tracker
+    from tests.test_tracker import FPS, GEOMETRY, Scene, stage_deal
+
+    rules = Rules()
+    turned, plays, _ = random_legal_deal(random.Random(11), dealer=2, rules=rules)
+    scene = Scene()
+    truth = stage_deal(scene, dealer=2, turned=turned, plays=plays)
+    missing = truth.plays[9][2]
+    scene.hide(missing, range(scene.end))  # vaza 3's second card is never read
+    frames = scene.frames()
+    stop = truth.plays[14][0] + 7
+    path = tmp_path / "match.db"
+    recorder = StoreRecorder(Store.open(path), "mesa", warn=pytest.fail)
+    tracker = Tracker(GEOMETRY, rules, fps=FPS)
+    for frame in frames:
+        if frame.frame_index < stop:
+            recorder.record(tracker.update(frame))
+    # The process stopped; a new one opens the same file and carries on the deal it holds.
+    store = Store.open(path)
+    stored = store.record("mesa")["deals"][0]
+    deal = Deal.start(dealer=stored["dealer"], turned=Card.parse(stored["trump"]), rules=rules)
+    deal = deal.play_all(Card.parse(card) for card in stored["plays"])
+    resumed = Tracker(GEOMETRY, rules, fps=FPS)
+    resumed.resume(deal, number=1, missing_after=missing_card_play(store, "mesa", 1))
+    recorder = StoreRecorder(store, "mesa", warn=pytest.fail)
+    for frame in frames:
+        if frame.frame_index >= stop:
+            recorder.record(resumed.update(frame))
+    recorder.record(resumed.finish())
+    # The card never read is put where it went, the plays told after it are reseated, and
+    # the doubt is settled by that correction.
+    assert store.record("mesa")["deals"][0]["plays"] == [
+        card.notation for _, _, card in truth.plays
+    ]
+    assert not [d for d in store.state("mesa")["doubts"] if d["reason"] == "missing_card"]

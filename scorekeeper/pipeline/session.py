@@ -122,12 +122,32 @@ class TableSession:
                 last.plays
             )
             if not deal.is_complete and last.thrown_in is None:
-                tracker.resume(deal, number=number)
+                tracker.resume(
+                    deal,
+                    number=number,
+                    missing_after=missing_card_play(store, self.table_id, number),
+                )
         return tracker
 
     def stop(self) -> None:
         if self.capture is not None:
             self.capture.stop()
+
+
+def missing_card_play(store: Store, table_id: str, deal: int) -> int | None:
+    """The play of the deal's open ``missing_card`` doubt, if any: when the camera stopped, the
+    tracker held the plays after a vaza gathered with a card never read, and a resumed tracker
+    carries on holding them (``Tracker.resume(..., missing_after=...)``)."""
+    return next(
+        (
+            doubt["play"]
+            for doubt in store.state(table_id)["doubts"]
+            if doubt["reason"] == "missing_card"
+            and doubt["deal"] == deal
+            and doubt["play"] is not None
+        ),
+        None,
+    )
 
 
 def _both(first: EventListener | None, second: EventListener) -> EventListener:

@@ -175,24 +175,29 @@ def decode_plays(
     best = min(decoded, key=lambda d: d.cost)
     # What the deck's misread is, and which plays it explains, are learnt together: each
     # decision sharpens the picture of the misread suit's reads.
-    given = plays
+    # Once the deal is over, the turned card is weighed as one of the deck's cards too, misread
+    # like the rest of its suit (while it goes on, the misread is learnt from too few plays to
+    # move the trunfo, which reseats every play).
+    given = [*plays, turned] if firm else [*plays]
     for _ in range(SWAP_ROUNDS if deck_swaps else 0):
-        relabelled = deck_swapped_reads(given, best.cards)
+        relabelled = deck_swapped_reads(given, [*best.cards, best.turned][: len(given)])
         if relabelled is None:
             break
+        if not firm:
+            relabelled.append(turned)
         again = decode_plays(
             dealer=dealer,
-            turned=turned,
-            plays=relabelled,
+            turned=relabelled[-1],
+            plays=relabelled[:-1],
             rules=rules,
             decided=decided,
             decided_turned=decided_turned,
             deck_swaps=False,
             firm=firm,
         )
-        if again is None or again.cards == best.cards:
+        if again is None or (again.cards, again.turned) == (best.cards, best.turned):
             break
-        best, plays = again, relabelled
+        best, plays, turned = again, relabelled[:-1], relabelled[-1]
     if not doubts:
         return best
     turned_play = best.cards.index(best.turned) if best.turned in best.cards else None
@@ -429,10 +434,14 @@ def decode_deal(
     )
     by_reads = assign()
     found = [searcher.improve(by_reads)]
-    if found[0] is None:
+    if found[0] is None or wide:
         # The best reads make a deal the rules refuse (the turned card's trunfo seats its play
-        # elsewhere than the dealer): the best assignment for each card the turned card may be.
-        found += [searcher.improve(assign(card)) for card in searcher.fair[turned_row]]
+        # elsewhere than the dealer), or the deal is over and the search goes wide: the best
+        # assignment for each card the turned card may be (a trunfo read as its twin reseats
+        # every play, which no swap of two plays reaches).
+        found += [
+            searcher.improve(assign(card), keep_turned=True) for card in searcher.fair[turned_row]
+        ]
     if start is not None and len(start) == len(rows) and len(set(start)) == len(start):
         found.append(searcher.improve(list(start)))
     results = [f for f in found if f is not None]
@@ -509,15 +518,18 @@ class _Search:
         )
         return self.renuncia_cost * len(deal.revokes) + regret, deal
 
-    def improve(self, cards: list[Card]) -> tuple[list[Card], Deal, float] | None:
+    def improve(
+        self, cards: list[Card], *, keep_turned: bool = False
+    ) -> tuple[list[Card], Deal, float] | None:
         """Swaps among the cards the reads named while they lower the cost; None when the rules
-        refuse the starting deal."""
+        refuse the starting deal. ``keep_turned``: a deal the rules refuse is mended elsewhere
+        than at the turned card (the hypothesis being tried is that turned card)."""
         judged = self.evaluate(cards)
         if judged is None:
             # The best reads break a rule outright (the turned trunfo from another seat, when
             # the trunfo it gives seats that play elsewhere): the swaps of the turned card with
             # the plays holding the other cards its reads named may mend it.
-            mended = self._mend(cards)
+            mended = self._mend(cards, keep_turned=keep_turned)
             if mended is None:
                 return None
             cost, deal, cards = mended
@@ -530,13 +542,18 @@ class _Search:
             cards, cost, deal = move
         return cards, deal, cost
 
-    def _mend(self, cards: list[Card]) -> tuple[float, Deal, list[Card]] | None:
+    def _mend(
+        self, cards: list[Card], *, keep_turned: bool = False
+    ) -> tuple[float, Deal, list[Card]] | None:
         """The cheapest deal the rules accept one swap away: of the turned card first, else of
         any play (a swap elsewhere changes who won a vaza, so who plays the turned card)."""
-        for rows in ([self.turned_row], range(len(cards))):
+        groups = ([self.turned_row], range(len(cards)))
+        for rows in groups[1:] if keep_turned else groups:
             best: tuple[float, Deal, list[Card]] | None = None
             for r in rows:
                 for trial in self._swaps(cards, r):
+                    if keep_turned and trial[self.turned_row] != cards[self.turned_row]:
+                        continue
                     judged = self.evaluate(trial)
                     if judged is not None and (best is None or judged[0] < best[0]):
                         best = (judged[0], judged[1], trial)

@@ -36,13 +36,21 @@ class PlayIdentities(TrackerRooms):
         if not self.decode:
             return run.card not in played
         # The deal's decoding may have renamed the play a run was played as, freeing its name.
+        if self._is_a_play(state, run) or self._other_corner(state, run) is not None:
+            return False
+        beside = run.beside
         if (
-            any(p.run is run for p in state.trick)
-            or any(r is run for r in state.runs.values())
-            or self._other_corner(state, run) is not None
+            beside is not None
+            and any(p.run is beside for p in state.trick)
+            and not self._read_apart(run)
         ):
+            # Read apart from a card of its name on the table, never both at once: that card,
+            # moved (or one corner index covered).
             return False
         if run.card not in played:
+            return True
+        if self._read_apart(run) and not self._same_spot_as_play(state, run):
+            # Another card read under the name of a card on the table, at another spot.
             return True
         on_table = {p.label for p in state.trick} | {p.card for p in state.trick}
         if self._other_corner(state, run) is not None:
@@ -57,6 +65,22 @@ class PlayIdentities(TrackerRooms):
             and run.start_frame > max(gathered)
             and run.card not in on_table
             and all(r is not run for r in state.runs.values())
+        )
+
+    @staticmethod
+    def _is_a_play(state: DealState, run: Run) -> bool:
+        """``run`` was played this deal, under its name or another."""
+        return any(p.run is run for p in state.trick) or any(r is run for r in state.runs.values())
+
+    def _same_spot_as_play(self, state: DealState, run: Run) -> bool:
+        """Some box of ``run`` is the very box of a play on the table: the same card."""
+        same_spot = self.thresholds.same_spot
+        return any(
+            iou(mine, theirs) >= same_spot
+            for played in state.trick
+            if played.run is not None and played.run is not run
+            for mine in run.boxes
+            for theirs in played.run.boxes
         )
 
     def _held_name(self, state: DealState, run: Run) -> Card | None:

@@ -5,7 +5,7 @@ which card was never read, see :mod:`scorekeeper.tracking.missing`)."""
 from __future__ import annotations
 
 from scorekeeper.errors import IllegalPlayError
-from scorekeeper.rules import DECK, Card, seat_label
+from scorekeeper.rules import DECK, Card, Deal, seat_label
 from scorekeeper.rules.deal import TRICKS_PER_DEAL
 from scorekeeper.tracking.deal_state import CARDS_PER_TRICK, DealState, Hole
 from scorekeeper.tracking.decoding import Reads, explains
@@ -53,6 +53,8 @@ class Repairs(TrackerRooms):
             if (
                 state.cleared_at < run.start_frame <= last_seen
                 and run.card not in state.deal.played
+                # A run played already under another name (the deal's decoding renamed it).
+                and all(r is not run for r in state.runs.values())
                 and not run.refused
                 and not self._turned_at_rest(state, run)
                 and not self._misread(run)
@@ -214,6 +216,17 @@ class Repairs(TrackerRooms):
             ),
             run.last_frame,
         )
+        beside = run.beside
+        if (
+            beside is not None
+            and beside.start_frame > state.cleared_at
+            and not self._is_a_play(state, beside)
+            and not self._read_apart(run)
+            and not self._misread(beside)
+        ):
+            # The card of its name it was read apart from, never at once: the same card, which
+            # landed there and was then moved (or had a corner index covered).
+            first = min(first, self._landed_at(state, beside))
         track = self._tracks.get(run.card)
         # Latest first, so that glimpses shortly before one another lead back to the landing.
         for other in sorted(track.runs if track is not None else (), key=lambda r: -r.start_frame):
@@ -431,6 +444,30 @@ class Repairs(TrackerRooms):
                 "card was never read and where it went",
             )
         ]
+
+    def _reopen_hole(self, state: DealState, doubted: int) -> None:
+        """After a restart: play ``doubted`` (from 1) was told as the last card of its vaza, but
+        that vaza was gathered with a card never read and ``doubted`` began the next one. Hold
+        the plays from that vaza on again (the three read there, then the vazas as they lay on
+        the table, one card later than told), as :meth:`_open_hole` did before the stop."""
+        told = list(state.deal.plays)
+        last = doubted - 1
+        first = last - last % CARDS_PER_TRICK
+        if last != first + CARDS_PER_TRICK - 1 or last >= len(told):
+            return  # not the last play told of a vaza: nothing to hold again
+        before = Deal.start(
+            dealer=state.deal.dealer, turned=state.deal.turned, rules=self.rules
+        ).play_all(told[:first])
+        held = [Played(card, -1, None) for card in told[first:]]
+        read = CARDS_PER_TRICK - 1
+        # The vazas gathered since, the gap's included; their frames are the stream's before
+        # this one began.
+        gathered = 1 + (len(held) - read) // CARDS_PER_TRICK
+        state.hole = Hole(before.trick_number, before, told, held, [Gap(0, read)], [0] * gathered)
+        state.deal = before
+        lying = (len(held) - read) % CARDS_PER_TRICK
+        state.trick = held[len(held) - lying :]
+        state.trick_start = None
 
     def _tell_held(self, state: DealState, card: Card, run: Run) -> list[Event]:
         """A card held behind a hole is told at once, seated as if no card were missing (the

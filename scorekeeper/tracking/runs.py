@@ -30,6 +30,10 @@ class Run:
     sightings: list[dict[Card, float]] = field(default_factory=list)
     """Each sighting's evidence for the cards it named, best and runners-up
     (:func:`scorekeeper.tracking.decoding.sighting_evidence`)."""
+    beside: Run | None = None
+    """The run of the same name, lying nearby, that this one was read apart from. Once both are
+    read at once, two cards lie there that the reader names alike (a deck misread
+    systematically): this one may be played too, and the deal's decoding decides its card."""
 
     def add(self, detection: CardDetection, frame: int) -> None:
         self.frames.append(frame)

@@ -13,7 +13,20 @@ from scorekeeper.tracking.geometry import Point, Side
 from scorekeeper.tracking.rooms import TrackerRooms
 from scorekeeper.tracking.runs import Run, Track
 from scorekeeper.vision.boxes import Box, iou, nested_share
+from scorekeeper.vision.boxes import center as box_center
 from scorekeeper.vision.detections import CardDetection
+
+SAME_CARD_SHARE = 0.9
+"""How much of the smaller of two boxes must lie in the larger for both to be one card lying there
+(a corner index inside the whole card's box)."""
+
+APART_SHARE = 0.5
+"""Two boxes lie apart (two cards, not one card's corner index and its whole) when less than this
+much of the smaller lies in the larger. Loose on purpose: a corner index read at the card's edge
+pokes out of the whole card's box, and taking one card for two makes a play out of nothing."""
+
+SPOT_BOXES = 8
+"""How many of a run's latest boxes tell where its card lies now."""
 
 OTHER_CARD_SHARE = 0.9
 """A card read at a box holding less than this much of another box (or held by it) is elsewhere:
@@ -34,13 +47,80 @@ class Sightings(TrackerRooms):
                 track.outside = Run(track.card, self._updates)
             track.outside.add(detection, frame)
             return
-        for run in reversed(track.runs):
-            if self._continues(run, center, frame):
-                run.add(detection, frame)
-                return
-        run = Run(track.card, self._updates, approach=self._approach_side(track, frame))
+        continuing = [r for r in reversed(track.runs) if self._continues(r, center, frame)]
+        box = detection.box
+        # Read at the very box of one of its runs: that run's card.
+        run = max(
+            (r for r in continuing if self._at_box(r, box)),
+            key=lambda r: r.last_frame,
+            default=None,
+        )
+        beside: Run | None = None
+        if run is None and continuing:
+            nearest = min(continuing, key=lambda r: _distance(r, center))
+            if self._rests_apart(nearest, box):
+                beside = nearest
+            else:
+                run = next((r for r in continuing if self._at_spot(r, box)), nearest)
+        elif run is None:
+            lying = [
+                r
+                for r in track.runs
+                if r.last_frame >= frame - self._forget and self._rests_apart(r, box)
+            ]
+            beside = max(lying, key=lambda r: r.last_frame, default=None)
+        if run is None:
+            # Read apart from where a card of its name lies lately (beside): perhaps another card
+            # the reader names alike (a deck misread systematically), perhaps the same card
+            # moved; a run of its own, played only once both spots are read at once.
+            run = Run(
+                track.card,
+                self._updates,
+                approach=self._approach_side(track, frame),
+                beside=beside,
+            )
+            track.runs.append(run)
         run.add(detection, frame)
-        track.runs.append(run)
+
+    def _rests_apart(self, run: Run, box: Box) -> bool:
+        """Decoding, ``run``'s card has come to rest at a box apart from ``box``."""
+        resting = self._resting_box(run)
+        return self.decode and resting is not None and nested_share(resting, box) < APART_SHARE
+
+    def _at_spot(self, run: Run, box: Box) -> bool:
+        """The box is where ``run``'s card lay lately: the same box, or one holding the other
+        (a corner index of the whole card)."""
+        return any(
+            _one_card(box, mine, self.thresholds.same_spot) for mine in run.boxes[-SPOT_BOXES:]
+        )
+
+    def _read_apart(self, run: Run) -> bool:
+        """``run`` was told apart from a run of its name (:attr:`Run.beside`), and that one was
+        read since at a box apart from all of this one's: two cards lie there at once, not one
+        card whose box moved (it slid on, or another card covered one corner index)."""
+        beside = run.beside
+        if beside is None:
+            return False
+        # Only its own reads: another card misread under its name elsewhere is not it.
+        own = set(self._unexplained(beside))
+        return any(
+            frame in own and all(nested_share(theirs, mine) < APART_SHARE for mine in run.boxes)
+            for frame, theirs in zip(beside.frames, beside.boxes, strict=True)
+            if frame > run.start_frame
+        )
+
+    def _resting_box(self, run: Run) -> Box | None:
+        """Where ``run``'s card lies now: its latest box read there twice (a box seen once may be
+        another card sliding in, read under the same name); None before it came to rest."""
+        boxes = run.boxes[-SPOT_BOXES:]
+        for i in range(len(boxes) - 1, 0, -1):
+            if any(iou(boxes[i], b) >= self.thresholds.same_spot for b in boxes[:i]):
+                return boxes[i]
+        return None
+
+    def _at_box(self, run: Run, box: Box) -> bool:
+        """The very box where ``run``'s card lay lately."""
+        return any(iou(box, mine) >= self.thresholds.same_spot for mine in run.boxes[-SPOT_BOXES:])
 
     def _continues(self, run: Run, center: Point, frame: int) -> bool:
         # A run of a sighting or two is no card yet: after a short gap it starts over, so stray
@@ -166,13 +246,13 @@ class Sightings(TrackerRooms):
 
     def _replayed(self, run: Run) -> bool:
         """A run of a gathered card that began after its trick was gathered: by the rules a
-        misread itself, so it explains nothing away."""
+        misread itself, so it explains nothing away. Decoding, the card the deal decided a play
+        was, not the name the reader gave it (that name may be another card's, still to come)."""
         state = self._state
-        return (
-            state is not None
-            and run.card in state.gathered_labels
-            and run.start_frame > state.gathered_labels[run.card]
-        )
+        if state is None:
+            return False
+        gathered = state.gathered_at if self.decode else state.gathered_labels
+        return run.card in gathered and run.start_frame > gathered[run.card]
 
     def _turned_at_rest(self, state: DealState, run: Run) -> bool:
         """The turned card still lying where the dealer put it (its box may reach into the play
@@ -211,3 +291,14 @@ class Sightings(TrackerRooms):
             ),
             default=-1,
         )
+
+
+def _distance(run: Run, point: Point) -> float:
+    """How far ``point`` is from the nearest of ``run``'s latest spots."""
+    return min(math.dist(box_center(box), point) for box in run.boxes[-SPOT_BOXES:])
+
+
+def _one_card(a: Box, b: Box, same_spot: float) -> bool:
+    """Two boxes of one card lying there: the same box, or one holding the other (a corner index
+    and the whole card)."""
+    return iou(a, b) >= same_spot or nested_share(a, b) >= SAME_CARD_SHARE

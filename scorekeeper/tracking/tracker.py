@@ -210,9 +210,14 @@ class Tracker(Sightings, Repairs, PlayIdentities):
             self._state = None
         return events
 
-    def resume(self, deal: Deal, *, number: int = 1) -> None:
+    def resume(self, deal: Deal, *, number: int = 1, missing_after: int | None = None) -> None:
         """Carry on a deal already under way (after a restart): its plays so far are known and
-        the cards of its current trick lie on the table. ``number`` counts deals in events."""
+        the cards of its current trick lie on the table. ``number`` counts deals in events.
+
+        ``missing_after``: the play (from 1) of the deal's open ``missing_card`` doubt, told as
+        the last card of a vaza gathered with a card never read. The plays from that vaza on
+        were told as if none was missing; they are held again, as before the stop, until the
+        rest of the deal shows which card it was and where it went."""
         self.reset()
         self._deal_number = number
         self._state = DealState(number, deal)
@@ -220,6 +225,8 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         self._state.trick = [
             Played(card, seat, None) for card, seat in zip(trick.cards, trick.seats(), strict=True)
         ]
+        if missing_after is not None:
+            self._reopen_hole(self._state, missing_after)
 
     # -- the turned card ------------------------------------------------------------------
 
