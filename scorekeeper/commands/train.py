@@ -51,6 +51,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--det-epochs", type=int, default=10, metavar="E")
     parser.add_argument("--cls-epochs", type=int, default=12, metavar="E")
+    parser.add_argument(
+        "--cls-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="classifier steps an epoch (default: one pass over its training crops)",
+    )
+    parser.add_argument(
+        "--cls-lr",
+        type=float,
+        default=None,
+        metavar="LR",
+        help="classifier's top learning rate (default 2e-3; ~5e-4 to fine-tune the shipped one)",
+    )
     parser.add_argument("--imgsz", type=int, default=320, help="detector training size")
     parser.add_argument("--batch", type=int, default=16, help="detector batch")
     parser.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
@@ -124,7 +138,13 @@ def run(args: argparse.Namespace) -> int:
             device=args.device,
             seed=args.seed,
         ),
-        classifier=ClassifierRecipe(epochs=args.cls_epochs, device=args.device, seed=args.seed),
+        classifier=ClassifierRecipe(
+            epochs=args.cls_epochs,
+            device=args.device,
+            seed=args.seed,
+            steps_per_epoch=args.cls_steps,
+            lr=args.cls_lr if args.cls_lr is not None else ClassifierRecipe.lr,
+        ),
         realcards=realcards if realcards.is_dir() else None,
         resume=args.resume,
         video=args.video,

@@ -38,6 +38,12 @@ Log = Callable[[str], None]
 CropsAndLabels = tuple["np.ndarray", "np.ndarray"]
 
 STEPS = ("data", "detector", "classifier", "export", "evaluate")
+DETECTOR_SCALES = (1.0, 0.5)
+"""A new model's ``reader.json`` searches a frame at its own resolution and at half of it
+(:attr:`scorekeeper.vision.reader.ReaderConfig.detector_scales`)."""
+CLASSIFIER_VIEWS = 4
+"""A new model's ``reader.json`` averages the classifier over the index crop's four quarter turns
+(:attr:`scorekeeper.vision.reader.ReaderConfig.views`)."""
 REAL_SIZES = (160, 256, 320)
 """Detector input sizes also measured on realcards-dev (its indices are large: ~110 px in 640)."""
 
@@ -294,6 +300,7 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         "detector": {
             "file": "index-detector.onnx",
             "size": 640,
+            "scales": list(DETECTOR_SCALES),
             "train_imgsz": recipe.detector.imgsz,
             "classes": ["index"],
         },
@@ -301,6 +308,7 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
             "file": "index-classifier.onnx",
             "crop_size": recipe.classifier.size,
             "crop_margin": recipe.classifier.margin,
+            "views": CLASSIFIER_VIEWS,
             "classes": list(CLASSIFIER_CLASSES),
         },
         "thresholds": {"index_conf": 0.25, "nms_iou": 0.5, "card_prob": 0.5, "corner_reach": 7.0},
@@ -311,6 +319,8 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         old = json.loads(existing.read_text())
         config["thresholds"] = old.get("thresholds", config["thresholds"])
         config["detector"]["size"] = old.get("detector", {}).get("size", 640)
+        config["detector"]["scales"] = old.get("detector", {}).get("scales", list(DETECTOR_SCALES))
+        config["classifier"]["views"] = old.get("classifier", {}).get("views", CLASSIFIER_VIEWS)
     (model_dir / "reader.json").write_text(json.dumps(config, indent=2) + "\n")
     log(f"export: {model_dir}")
     choose_thresholds(
