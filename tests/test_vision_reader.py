@@ -313,3 +313,46 @@ def test_a_frame_searched_at_two_sizes_keeps_each_index_once(monkeypatch) -> Non
         (100.0, 0.9),
         (200.0, 0.3),
     ]
+
+
+def test_views_are_read_only_for_indices_that_can_still_be_a_card(monkeypatch) -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    from scorekeeper.vision.evaluate import latency_frames
+
+    frames = latency_frames(3)
+    reader = CardReader(SHIPPED, views=4, card_prob=0.9, index_conf=0.02)
+    crops_read: list[int] = []
+    crop_logits = reader.crop_logits
+
+    def counting(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
+        crops_read.append(len(crops))
+        return crop_logits(crops)
+
+    monkeypatch.setattr(reader, "crop_logits", counting)
+    detect_indices = reader.detect_indices
+
+    def with_bare_table(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        # Boxes on bare table beside the cards the detector finds, as a webcam's frames have.
+        boxes, scores = detect_indices(frame)
+        bare = np.asarray([[4, 4, 24, 34], [40, 4, 60, 34], [4, 60, 24, 90]], np.float32)
+        return np.concatenate([boxes, bare]), np.concatenate([scores, np.full(3, 0.3, np.float32)])
+
+    monkeypatch.setattr(reader, "detect_indices", with_bare_table)
+    cards_seen = 0
+    for frame in frames:
+        crops_read.clear()
+        found = reader.read(frame).cards
+        pruned_crops = sum(crops_read)
+        every_view = combine_indices(
+            reader.read_indices(frame), card_prob=0.9, corner_reach=reader.config.corner_reach
+        )
+        boxes = len(with_bare_table(frame)[0])
+        # The same cards, confidences and alternatives as reading every view of every index ...
+        assert [(c.card, round(c.confidence, 5), c.box) for c in found] == [
+            (c.card, round(c.confidence, 5), c.box) for c in every_view
+        ]
+        # ... for fewer classifier passes than four a box.
+        assert pruned_crops < 4 * boxes
+        cards_seen += len(found)
+    assert cards_seen > 0

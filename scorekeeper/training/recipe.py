@@ -277,12 +277,18 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         det_weights / "best.pt" if (det_weights / "best.pt").is_file() else det_weights / "last.pt"
     )
     cls_best = recipe.runs / "classifier" / "run" / "best.pt"
-    for path in (det_best, cls_best):
+    # A run that fine-tuned only the classifier (``--steps classifier,export --resume``) keeps the
+    # detector the model folder already has.
+    keep_detector = not det_best.is_file() and (model_dir / "index-detector.onnx").is_file()
+    for path in (cls_best,) if keep_detector else (det_best, cls_best):
         if not path.is_file():
             raise TrainingSetupError(f"no trained weights at {path}: run the training steps first")
-    export_detector(det_best, model_dir / "index-detector.onnx", imgsz=recipe.detector.imgsz)
+    if keep_detector:
+        log(f"export: no detector run at {det_weights}, keeping the model folder's detector")
+    else:
+        export_detector(det_best, model_dir / "index-detector.onnx", imgsz=recipe.detector.imgsz)
+        strip_checkpoint(det_best, checkpoints / "index-detector.pt")
     export_classifier(cls_best, model_dir / "index-classifier.onnx", size=recipe.classifier.size)
-    strip_checkpoint(det_best, checkpoints / "index-detector.pt")
     import torch
 
     state = torch.load(cls_best, map_location="cpu", weights_only=False)
@@ -321,6 +327,10 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         config["detector"]["size"] = old.get("detector", {}).get("size", 640)
         config["detector"]["scales"] = old.get("detector", {}).get("scales", list(DETECTOR_SCALES))
         config["classifier"]["views"] = old.get("classifier", {}).get("views", CLASSIFIER_VIEWS)
+        if keep_detector:
+            config["detector"]["train_imgsz"] = old.get("detector", {}).get(
+                "train_imgsz", recipe.detector.imgsz
+            )
     (model_dir / "reader.json").write_text(json.dumps(config, indent=2) + "\n")
     log(f"export: {model_dir}")
     choose_thresholds(

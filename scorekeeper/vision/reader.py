@@ -394,6 +394,42 @@ class CardReader:
             IndexReading(box=b, score=float(s), probs=p) for b, s, p in zip(box_list, scores, probs)
         ]
 
+    def read_possible_cards(self, frame_bgr: np.ndarray) -> list[IndexReading]:
+        """The indices that can still be named a card at ``card_prob``, each with all its views
+        averaged: the readings of :meth:`read_indices` that :func:`combine_indices` would keep.
+
+        Most boxes a frame gives are no card, and each further view of each crop is one more
+        classifier pass. Averaged over V views a class's probability is at most (p + V - 1) / V,
+        where p is its probability in the first view, so a crop whose first view gives no card
+        V * card_prob - (V - 1) or more cannot reach ``card_prob``: its other views are not read.
+        """
+        count = self.config.views
+        floor = count * self.config.card_prob - (count - 1) - 1e-6
+        if count == 1 or floor <= 0.0:
+            return self.read_indices(frame_bgr)
+        boxes, scores = self.detect_indices(frame_bgr)
+        box_list = [as_box(b) for b in boxes]
+        views = [
+            turned_views(
+                self.crop(frame_bgr, box), count=count, wide=box[2] - box[0] > box[3] - box[1]
+            )
+            for box in box_list
+        ]
+        first = self.crop_logits([v[0] for v in views])
+        first_probs = view_probs(first[:, None, :], self.config.temperature)
+        possible = [i for i in range(len(box_list)) if first_probs[i, : len(DECK)].max() >= floor]
+        if not possible:
+            return []
+        rest = self.crop_logits([view for i in possible for view in views[i][1:]])
+        logits = np.concatenate(
+            [first[possible][:, None, :], rest.reshape(len(possible), count - 1, -1)], axis=1
+        )
+        probs = view_probs(logits, self.config.temperature)
+        return [
+            IndexReading(box=box_list[i], score=float(scores[i]), probs=p)
+            for i, p in zip(possible, probs)
+        ]
+
     def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections:
         """The distinct Sueca cards in a BGR frame (H x W x 3 uint8)."""
         if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
@@ -403,7 +439,7 @@ class CardReader:
             )
         height, width = frame_bgr.shape[:2]
         cards = combine_indices(
-            self.read_indices(frame_bgr),
+            self.read_possible_cards(frame_bgr),
             card_prob=self.config.card_prob,
             corner_reach=self.config.corner_reach,
         )
