@@ -200,9 +200,8 @@ def _text_mask(text: str, height: int, font: str, bold: int) -> np.ndarray:
 
 VARIED_SUIT_SHARE = 0.0
 """Share of random decks whose suits are drawn another way: two thirds with proportions of their own
-(:class:`SuitShape`), one third with another installed font's glyphs. Off by default: it was part
-of a classifier fine-tune that read real photos worse (see ``WEBCAM_SHARE`` in
-:mod:`scorekeeper.training.classifier`), and its own effect was not measured apart."""
+(:class:`SuitShape`), one third with another installed font's glyphs. Off by default: a fine-tune
+with it on read real photos worse, and its own effect was not measured apart."""
 
 
 @functools.lru_cache(maxsize=8)

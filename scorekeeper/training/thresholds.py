@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 INDEX_CONFS = (0.02, 0.05, 0.1, 0.15, 0.25, 0.35)
-CARD_PROBS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
+CARD_PROBS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 TEMPERATURES = tuple(round(t, 2) for t in np.arange(0.5, 3.01, 0.05))
 MIN_PRECISION = 0.95
 """A false card costs the tracker more than a missed sighting (the card is read again a few
