@@ -289,8 +289,8 @@ def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(
         trainer=worse,
         log=lambda line: None,
     )
-    # The shipped model reads every judged image exactly: nothing can beat it, so nothing changes.
-    assert result.before["card_precision"] == 1.0 and result.before["card_recall"] == 1.0
+    # A classifier of random weights reads worse than the shipped model: nothing changes.
+    assert result.before["card_recall"] > 0.5
     assert not result.better and result.model is None
     assert active_model_name() == DEFAULT_MODEL
     assert [m.name for m in installed_models()] == [DEFAULT_MODEL]
