@@ -348,7 +348,7 @@ def test_views_are_read_only_for_indices_that_can_still_be_a_card(monkeypatch) -
             reader.read_indices(frame), card_prob=0.9, corner_reach=reader.config.corner_reach
         )
         boxes = len(with_bare_table(frame)[0])
-        # The same cards, confidences and alternatives as reading every view of every index ...
+        # The same cards, confidences and boxes as reading every view of every index ...
         assert [(c.card, round(c.confidence, 5), c.box) for c in found] == [
             (c.card, round(c.confidence, 5), c.box) for c in every_view
         ]

@@ -370,15 +370,15 @@ class CardReader:
     def view_logits(self, frame_bgr: np.ndarray, boxes: list[Box]) -> np.ndarray:
         """Raw logits (N x views x 41) of the configured :attr:`ReaderConfig.views` of the crop
         of each index in ``boxes``."""
-        count = self.config.views
-        views = [
-            view
-            for box in boxes
-            for view in turned_views(
-                self.crop(frame_bgr, box), count=count, wide=box[2] - box[0] > box[3] - box[1]
-            )
-        ]
-        return self.crop_logits(views).reshape(len(boxes), count, len(CLASSIFIER_CLASSES))
+        views = [view for box in boxes for view in self._views_of(frame_bgr, box)]
+        return self.crop_logits(views).reshape(
+            len(boxes), self.config.views, len(CLASSIFIER_CLASSES)
+        )
+
+    def _views_of(self, frame_bgr: np.ndarray, box: Box) -> list[np.ndarray]:
+        """The configured quarter-turned views of the crop of one index (:func:`turned_views`)."""
+        crop = self.crop(frame_bgr, box)
+        return turned_views(crop, count=self.config.views, wide=box[2] - box[0] > box[3] - box[1])
 
     def classify_boxes(self, frame_bgr: np.ndarray, boxes: list[Box]) -> np.ndarray:
         """Probabilities (N x 41) for the indices in ``boxes`` of a frame: those of each crop's
@@ -409,12 +409,7 @@ class CardReader:
             return self.read_indices(frame_bgr)
         boxes, scores = self.detect_indices(frame_bgr)
         box_list = [as_box(b) for b in boxes]
-        views = [
-            turned_views(
-                self.crop(frame_bgr, box), count=count, wide=box[2] - box[0] > box[3] - box[1]
-            )
-            for box in box_list
-        ]
+        views = [self._views_of(frame_bgr, box) for box in box_list]
         first = self.crop_logits([v[0] for v in views])
         first_probs = view_probs(first[:, None, :], self.config.temperature)
         possible = [i for i in range(len(box_list)) if first_probs[i, : len(DECK)].max() >= floor]
