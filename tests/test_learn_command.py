@@ -289,8 +289,13 @@ def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(
         trainer=worse,
         log=lambda line: None,
     )
-    # A classifier of random weights is never the one installed, whatever else is.
+    # A classifier of random weights is never the one installed, whatever else is: a model made
+    # the default carries the shipped classifier, with only the deck's thresholds changed.
     assert result.chosen != "classifier"
+    if result.model is not None:
+        shipped = find_model(DEFAULT_MODEL) / "index-classifier.onnx"
+        installed = result.model / "index-classifier.onnx"
+        assert installed.read_bytes() == shipped.read_bytes()
     if not result.better:
         assert result.model is None and active_model_name() == DEFAULT_MODEL
         assert [m.name for m in installed_models()] == [DEFAULT_MODEL]
