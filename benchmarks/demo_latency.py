@@ -86,7 +86,7 @@ def measure(
         page.start_in_background()
         seen: list[tuple[float, list[str]]] = []
         stop = threading.Event()
-        phone = threading.Thread(target=watch, args=(page.server.port, seen, stop), daemon=True)
+        phone = threading.Thread(target=watch, args=(page.port, seen, stop), daemon=True)
         phone.start()
         time.sleep(0.5)
         cpu0 = resource.getrusage(resource.RUSAGE_SELF)
