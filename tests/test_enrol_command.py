@@ -95,7 +95,7 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
     )
     outcome = json.loads(capsys.readouterr().out)
     model = user_models_dir() / "cafe"
-    assert outcome["model"] == str(model) and (model / "index-classifier.onnx").is_file()
+    assert outcome["model"] == str(model) and (model / "index-classifier-int8.onnx").is_file()
     record = json.loads((model / "enrol.json").read_text())
     # Thresholds chosen on one half of the held-back scenes, every model judged on the other half.
     assert record["calibration_images"] == 5 and record["judged_images"] == 5

@@ -293,8 +293,8 @@ def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(
     # the default carries the shipped classifier, with only the deck's thresholds changed.
     assert result.chosen != "classifier"
     if result.model is not None:
-        shipped = find_model(DEFAULT_MODEL) / "index-classifier.onnx"
-        installed = result.model / "index-classifier.onnx"
+        shipped = find_model(DEFAULT_MODEL) / "index-classifier-int8.onnx"
+        installed = result.model / "index-classifier-int8.onnx"
         assert installed.read_bytes() == shipped.read_bytes()
     if not result.better:
         assert result.model is None and active_model_name() == DEFAULT_MODEL

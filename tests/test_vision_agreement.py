@@ -51,7 +51,7 @@ def test_onnx_detector_matches_ultralytics(tmp_path: Path) -> None:
     ultralytics = pytest.importorskip("ultralytics")
     from scorekeeper.vision.reader import CardReader
 
-    reader = CardReader(MODEL, detector_size=640)
+    reader = CardReader(MODEL, detector_size=640, detector_scales=(1.0,))
     model = ultralytics.YOLO(str(CHECKPOINTS / "index-detector.pt"))
     for frame in _frames():
         boxes, scores = reader.detect_indices(frame, conf=0.05)
@@ -69,24 +69,50 @@ def test_onnx_detector_matches_ultralytics(tmp_path: Path) -> None:
             assert np.abs(mine - other).max() < 0.5  # pixels (half precision checkpoint)
 
 
-def test_onnx_classifier_matches_torch() -> None:
+def test_onnx_classifier_matches_torch(tmp_path: Path) -> None:
     torch = pytest.importorskip("torch")
-    from scorekeeper.training.classifier import build_network
-    from scorekeeper.vision.reader import CardReader
+    import onnxruntime as ort
+
+    from scorekeeper.training.classifier import build_network, export_classifier
+    from scorekeeper.vision.reader import view_probs
 
     state = torch.load(CHECKPOINTS / "index-classifier.pt", map_location="cpu", weights_only=False)
     network = build_network(width=int(state.get("recipe", {}).get("width", 32)))
     network.load_state_dict(state["model"])
     network.eval()
-    reader = CardReader(MODEL)
+    exported = export_classifier(CHECKPOINTS / "index-classifier.pt", tmp_path / "float.onnx")
+    session = ort.InferenceSession(str(exported), providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
-    crops = rng.integers(
-        0, 255, (6, reader.config.crop_size, reader.config.crop_size, 3), dtype=np.uint8
-    )
-    ours = reader.classify_crops(crops)
-    batch = torch.from_numpy(
-        np.ascontiguousarray(crops[:, :, :, ::-1].transpose(0, 3, 1, 2)) / 255.0
-    )
+    batch = rng.random((6, 3, 48, 48), dtype=np.float32)
+    ours = view_probs(session.run(None, {"crops": batch})[0][:, None, :], 1.0)
     with torch.no_grad():
-        theirs = torch.softmax(network(batch.float()), dim=1).numpy()
+        theirs = torch.softmax(network(torch.from_numpy(batch)), dim=1).numpy()
     assert np.abs(ours - theirs).max() < 1e-4
+
+
+def test_shipped_int8_classifier_names_indices_as_the_float_network_does(tmp_path: Path) -> None:
+    """The reader runs the classifier in 8 bits: on the indices of rendered café frames it must
+    name the same card as the float network it was made from, about as surely."""
+    pytest.importorskip("torch")
+    import onnxruntime as ort
+
+    from scorekeeper.training.classifier import export_classifier
+    from scorekeeper.vision.reader import CardReader, network_input, view_probs
+
+    reader = CardReader(MODEL, views=1)
+    exported = export_classifier(CHECKPOINTS / "index-classifier.pt", tmp_path / "float.onnx")
+    session = ort.InferenceSession(str(exported), providers=["CPUExecutionProvider"])
+    crops = [
+        reader.crop(frame, tuple(float(v) for v in box))
+        for frame in _frames(6)
+        for box in reader.detect_indices(frame, conf=0.25)[0]
+    ]
+    assert len(crops) >= 20
+    int8 = reader.classify_crops(crops)
+    floats = view_probs(
+        session.run(None, {"crops": network_input(np.stack(crops))})[0][:, None, :],
+        reader.config.temperature,
+    )
+    agree = (int8.argmax(axis=1) == floats.argmax(axis=1)).mean()
+    assert agree >= 0.95, f"the 8-bit classifier names {agree:.0%} of indices as the float one"
+    assert np.abs(int8.max(axis=1) - floats.max(axis=1)).mean() < 0.05

@@ -137,8 +137,8 @@ def test_unknown_model_name_is_one_line_naming_what_to_do(tmp_path: Path, monkey
 
 def test_missing_weights_name_the_file(tmp_path: Path) -> None:
     model = _copy_model(tmp_path)
-    (model / "index-classifier.onnx").unlink()
-    with pytest.raises(ModelError, match=r"index-classifier\.onnx is missing") as info:
+    (model / "index-classifier-int8.onnx").unlink()
+    with pytest.raises(ModelError, match=r"index-classifier-int8\.onnx is missing") as info:
         CardReader(model)
     assert "\n" not in str(info.value)
 

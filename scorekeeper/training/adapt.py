@@ -35,6 +35,7 @@ import json
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -660,13 +661,16 @@ def _install_classifier(checkpoint: Path, staging: Path, config: dict[str, Any])
     import torch
 
     from scorekeeper.training.classifier import export_classifier
+    from scorekeeper.training.quantize import install_classifier_onnx
     from scorekeeper.vision.reader import CLASSIFIER_CLASSES
 
-    export_classifier(
-        checkpoint,
-        staging / config["classifier"]["file"],
-        size=int(config["classifier"].get("crop_size", 48)),
-    )
+    with tempfile.TemporaryDirectory(prefix="adapt-export-") as scratch:
+        float_onnx = export_classifier(
+            checkpoint,
+            Path(scratch) / "classifier.onnx",
+            size=int(config["classifier"].get("crop_size", 48)),
+        )
+        install_classifier_onnx(float_onnx, staging, config["classifier"])
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     (staging / "checkpoints").mkdir(exist_ok=True)
     torch.save(

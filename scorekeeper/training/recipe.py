@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -44,6 +45,8 @@ DETECTOR_SCALES = (1.0, 0.5)
 CLASSIFIER_VIEWS = 4
 """A new model's ``reader.json`` averages the classifier over the index crop's four quarter turns
 (:attr:`scorekeeper.vision.reader.ReaderConfig.views`)."""
+CLASSIFIER_FILE = "index-classifier-int8.onnx"
+"""A new model's classifier runs in 8-bit integers (:mod:`scorekeeper.training.quantize`)."""
 REAL_SIZES = (160, 256, 320)
 """Detector input sizes also measured on realcards-dev (its indices are large: ~110 px in 640)."""
 
@@ -268,6 +271,11 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
     folder."""
     from scorekeeper.training.classifier import export_classifier
     from scorekeeper.training.detector import export_detector, strip_checkpoint
+    from scorekeeper.training.quantize import (
+        CALIBRATION_BANK,
+        install_classifier_onnx,
+        write_calibration_bank,
+    )
     from scorekeeper.vision.reader import CLASSIFIER_CLASSES
 
     model_dir = recipe.model_dir
@@ -288,7 +296,24 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
     else:
         export_detector(det_best, model_dir / "index-detector.onnx", imgsz=recipe.detector.imgsz)
         strip_checkpoint(det_best, checkpoints / "index-detector.pt")
-    export_classifier(cls_best, model_dir / "index-classifier.onnx", size=recipe.classifier.size)
+    classifier_config: dict[str, Any] = {
+        "file": CLASSIFIER_FILE,
+        "int8": True,
+        "crop_size": recipe.classifier.size,
+        "crop_margin": recipe.classifier.margin,
+        "views": CLASSIFIER_VIEWS,
+        "classes": list(CLASSIFIER_CLASSES),
+    }
+    with tempfile.TemporaryDirectory(prefix="export-") as scratch:
+        float_onnx = export_classifier(
+            cls_best, Path(scratch) / "classifier.onnx", size=recipe.classifier.size
+        )
+        if recipe.crop_set.is_dir() or not (model_dir / CALIBRATION_BANK).is_file():
+            write_calibration_bank(recipe.crop_set, model_dir, size=recipe.classifier.size)
+        install_classifier_onnx(float_onnx, model_dir, classifier_config)
+    stale = model_dir / "index-classifier.onnx"
+    if stale.is_file() and stale.name != CLASSIFIER_FILE:
+        stale.unlink()
     import torch
 
     state = torch.load(cls_best, map_location="cpu", weights_only=False)
@@ -310,13 +335,7 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
             "train_imgsz": recipe.detector.imgsz,
             "classes": ["index"],
         },
-        "classifier": {
-            "file": "index-classifier.onnx",
-            "crop_size": recipe.classifier.size,
-            "crop_margin": recipe.classifier.margin,
-            "views": CLASSIFIER_VIEWS,
-            "classes": list(CLASSIFIER_CLASSES),
-        },
+        "classifier": classifier_config,
         "thresholds": {"index_conf": 0.25, "nms_iou": 0.5, "card_prob": 0.5, "corner_reach": 7.0},
         "recipe": recipe.to_json(),
     }
