@@ -321,7 +321,7 @@ def test_views_are_read_only_for_indices_that_can_still_be_a_card(monkeypatch) -
     from scorekeeper.vision.evaluate import latency_frames
 
     frames = latency_frames(3)
-    reader = CardReader(SHIPPED, views=4, card_prob=0.9, index_conf=0.02)
+    reader = CardReader(SHIPPED, views=4, card_prob=0.9, index_conf=0.02, first_view_sure=1.0)
     crops_read: list[int] = []
     crop_logits = reader.crop_logits
 
@@ -356,3 +356,44 @@ def test_views_are_read_only_for_indices_that_can_still_be_a_card(monkeypatch) -
         assert pruned_crops < 4 * boxes
         cards_seen += len(found)
     assert cards_seen > 0
+
+
+def test_an_index_sure_at_its_first_view_is_read_once(monkeypatch) -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    from scorekeeper.vision.evaluate import latency_frames
+
+    frame = latency_frames(3)[1]
+    every = CardReader(SHIPPED, views=4, first_view_sure=1.0)
+    sure = CardReader(SHIPPED, views=4, first_view_sure=0.995)
+    once = CardReader(SHIPPED, views=1)
+    crops_read: list[int] = []
+    crop_logits = sure.crop_logits
+
+    def counting(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
+        crops_read.append(len(crops))
+        return crop_logits(crops)
+
+    monkeypatch.setattr(sure, "crop_logits", counting)
+    readings = sure.read_possible_cards(frame)
+    first_views = {r.box: r.probs for r in once.read_indices(frame)}
+    every_view = {r.box: r.probs for r in every.read_indices(frame)}
+    sure_ones = [r for r in readings if r.probs[: len(DECK)].max() >= 0.995]
+    assert sure_ones, "the demo's crisp indices are read surely at their first view"
+    for reading in readings:
+        expected = first_views if reading in sure_ones else every_view
+        assert np.allclose(reading.probs, expected[reading.box], atol=1e-5)
+    unsure = len(readings) - len(sure_ones)
+    assert sum(crops_read) == len(first_views) + 3 * unsure
+
+
+def test_a_bad_first_view_sure_is_refused_in_one_line(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    config = model / "reader.json"
+    for bad in (0, 1.5, "0.99", True):
+        data = json.loads(config.read_text())
+        data["classifier"]["first_view_sure"] = bad
+        config.write_text(json.dumps(data))
+        with pytest.raises(ModelError, match="first_view_sure .* must be a probability") as info:
+            CardReader(model)
+        assert "\n" not in str(info.value)

@@ -45,6 +45,9 @@ DETECTOR_SCALES = (1.0, 0.5)
 CLASSIFIER_VIEWS = 4
 """A new model's ``reader.json`` averages the classifier over the index crop's four quarter turns
 (:attr:`scorekeeper.vision.reader.ReaderConfig.views`)."""
+CLASSIFIER_FIRST_VIEW_SURE = 0.995
+"""A new model's ``reader.json`` reads an index in its other views only when its first view is
+less sure of a card than this (:attr:`scorekeeper.vision.reader.ReaderConfig.first_view_sure`)."""
 CLASSIFIER_FILE = "index-classifier-int8.onnx"
 """A new model's classifier runs in 8-bit integers (:mod:`scorekeeper.training.quantize`)."""
 REAL_SIZES = (160, 256, 320)
@@ -302,6 +305,7 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         "crop_size": recipe.classifier.size,
         "crop_margin": recipe.classifier.margin,
         "views": CLASSIFIER_VIEWS,
+        "first_view_sure": CLASSIFIER_FIRST_VIEW_SURE,
         "classes": list(CLASSIFIER_CLASSES),
     }
     with tempfile.TemporaryDirectory(prefix="export-") as scratch:
@@ -346,6 +350,9 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         config["detector"]["size"] = old.get("detector", {}).get("size", 640)
         config["detector"]["scales"] = old.get("detector", {}).get("scales", list(DETECTOR_SCALES))
         config["classifier"]["views"] = old.get("classifier", {}).get("views", CLASSIFIER_VIEWS)
+        config["classifier"]["first_view_sure"] = old.get("classifier", {}).get(
+            "first_view_sure", CLASSIFIER_FIRST_VIEW_SURE
+        )
         if keep_detector:
             config["detector"]["train_imgsz"] = old.get("detector", {}).get(
                 "train_imgsz", recipe.detector.imgsz

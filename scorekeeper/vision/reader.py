@@ -73,6 +73,12 @@ class ReaderConfig:
     ways) or 4 (all four turns). The small CNN reads one index differently at each turn, so the
     average is right more often (real corners 0.895 -> 0.942 with 2); each view costs one more
     classifier pass (~0.4 ms a crop on 2 threads)."""
+    first_view_sure: float = 1.0
+    """An index whose first view names a card with at least this probability is not read in its
+    other views: its first view is its reading. Crisp indices (a camera close over the table)
+    are read at one view's cost, soft ones still at every view's. 1.0 reads every view of every
+    index; lower saves time and, too low, keeps a first view's misreads the other views would
+    have outvoted."""
     temperature: float = 1.0
     """The classifier's logits are divided by this before the softmax, so that its probabilities
     are calibrated (a 0.8 right 8 times in 10); fitted on real-like crops when thresholds are
@@ -135,6 +141,12 @@ class ReaderConfig:
                 f"model file {path} asks for {views!r} classifier views: it must be one of "
                 f"{', '.join(map(str, VIEW_COUNTS))}; restore reader.json from git"
             )
+        sure = classifier.get("first_view_sure", 1.0)
+        if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0 < sure <= 1:
+            raise ModelError(
+                f"model file {path} gives the classifier first_view_sure {sure!r}: it must be a "
+                "probability in (0, 1] (1 reads every view); restore reader.json from git"
+            )
         if classes != CLASSIFIER_CLASSES:
             raise ModelError(
                 f"model file {path} lists classifier classes that differ "
@@ -151,6 +163,7 @@ class ReaderConfig:
             crop_margin=float(classifier.get("crop_margin", defaults.crop_margin)),
             temperature=float(classifier.get("temperature", defaults.temperature)),
             views=int(views),
+            first_view_sure=float(classifier.get("first_view_sure", defaults.first_view_sure)),
             index_conf=float(thresholds.get("index_conf", defaults.index_conf)),
             nms_iou=float(thresholds.get("nms_iou", defaults.nms_iou)),
             card_prob=float(thresholds.get("card_prob", defaults.card_prob)),
@@ -216,6 +229,7 @@ class CardReader:
         card_prob: float | None = None,
         temperature: float | None = None,
         views: int | None = None,
+        first_view_sure: float | None = None,
         threads: int = 2,
     ) -> None:
         config = ReaderConfig.load(find_model(model))
@@ -241,6 +255,8 @@ class CardReader:
                     f"{', '.join(map(str, VIEW_COUNTS))}"
                 )
             overrides["views"] = int(views)
+        if first_view_sure is not None:
+            overrides["first_view_sure"] = float(first_view_sure)
         if overrides:
             from dataclasses import replace
 
@@ -393,34 +409,41 @@ class CardReader:
         ]
 
     def read_possible_cards(self, frame_bgr: np.ndarray) -> list[IndexReading]:
-        """The indices that can still be named a card at ``card_prob``, each with all its views
-        averaged: the readings of :meth:`read_indices` that :func:`combine_indices` would keep.
+        """The indices that can still be named a card at ``card_prob``: the readings of
+        :meth:`read_indices` that :func:`combine_indices` would keep, read for fewer classifier
+        passes.
 
-        Most boxes a frame gives are no card, and each further view of each crop is one more
-        classifier pass. Averaged over V views a class's probability is at most (p + V - 1) / V,
-        where p is its probability in the first view, so a crop whose first view gives no card
-        V * card_prob - (V - 1) or more cannot reach ``card_prob``: its other views are not read.
+        Every index's first view is read. Averaged over V views a class's probability is at most
+        (p + V - 1) / V, where p is its probability in the first view, so an index whose first
+        view gives no card V * card_prob - (V - 1) or more cannot reach ``card_prob``: it is
+        dropped unread. An index whose first view gives a card ``first_view_sure`` or more keeps
+        its first view as its reading. Only the rest are read in every view.
         """
         count = self.config.views
-        floor = count * self.config.card_prob - (count - 1) - 1e-6
-        if count == 1 or floor <= 0.0:
+        if count == 1:
             return self.read_indices(frame_bgr)
+        floor = count * self.config.card_prob - (count - 1) - 1e-6
         boxes, scores = self.detect_indices(frame_bgr)
         box_list = [as_box(b) for b in boxes]
         views = [self._views_of(frame_bgr, box) for box in box_list]
         first = self.crop_logits([v[0] for v in views])
         first_probs = view_probs(first[:, None, :], self.config.temperature)
-        possible = [i for i in range(len(box_list)) if first_probs[i, : len(DECK)].max() >= floor]
-        if not possible:
-            return []
-        rest = self.crop_logits([view for i in possible for view in views[i][1:]])
-        logits = np.concatenate(
-            [first[possible][:, None, :], rest.reshape(len(possible), count - 1, -1)], axis=1
-        )
-        probs = view_probs(logits, self.config.temperature)
+        best_card = first_probs[:, : len(DECK)].max(axis=1)
+        probs = {
+            i: first_probs[i]
+            for i in range(len(box_list))
+            if best_card[i] >= self.config.first_view_sure
+        }
+        again = [i for i in range(len(box_list)) if best_card[i] >= floor and i not in probs]
+        if again:
+            rest = self.crop_logits([view for i in again for view in views[i][1:]])
+            logits = np.concatenate(
+                [first[again][:, None, :], rest.reshape(len(again), count - 1, -1)], axis=1
+            )
+            probs.update(zip(again, view_probs(logits, self.config.temperature)))
         return [
-            IndexReading(box=box_list[i], score=float(scores[i]), probs=p)
-            for i, p in zip(possible, probs)
+            IndexReading(box=box_list[i], score=float(scores[i]), probs=probs[i])
+            for i in sorted(probs)
         ]
 
     def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections:

@@ -1,0 +1,55 @@
+"""A fine-tuned classifier becomes a model folder the reader loads (needs the train extra)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scorekeeper.cli import main
+
+MODEL = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
+
+
+@pytest.mark.skipif(
+    not (MODEL / "checkpoints" / "index-classifier.pt").is_file(), reason="no checkpoints"
+)
+def test_a_classifier_only_export_reads_as_the_shipped_model(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from scorekeeper.training.recipe import Recipe, export_model
+    from scorekeeper.vision.evaluate import latency_frames
+    from scorekeeper.vision.reader import CardReader
+
+    data = tmp_path / "data"
+    assert main(["dataset", "build", "--out", str(data), "--images", "12", "--seed", "3",
+                 "--crops", "--workers", "1"]) == 0  # fmt: skip
+    model_dir = tmp_path / "model"
+    shutil.copytree(MODEL, model_dir)
+    (model_dir / "calibration-crops.npz").unlink()
+    (model_dir / "index-classifier-int8.onnx").unlink()
+    (model_dir / "index-classifier.onnx").write_bytes(b"a stale float export")
+    run = tmp_path / "runs" / "classifier" / "run"
+    run.mkdir(parents=True)
+    shutil.copyfile(MODEL / "checkpoints" / "index-classifier.pt", run / "best.pt")
+
+    export_model(Recipe(data=data, runs=tmp_path / "runs", model_dir=model_dir), log=lambda _: None)
+
+    config = json.loads((model_dir / "reader.json").read_text())
+    assert config["classifier"]["file"] == "index-classifier-int8.onnx"
+    assert config["classifier"]["int8"] is True
+    assert (model_dir / "calibration-crops.npz").is_file()
+    assert not (model_dir / "index-classifier.onnx").exists()
+    # Same checkpoint, same detector, thresholds as chosen before: the same cards on the demo.
+    shipped = CardReader(MODEL)
+    exported = CardReader(
+        model_dir,
+        index_conf=shipped.config.index_conf,
+        card_prob=shipped.config.card_prob,
+        temperature=shipped.config.temperature,
+    )
+    for frame in latency_frames(4):
+        ours = sorted(c.card.notation for c in exported.read(frame).cards)
+        assert ours == sorted(c.card.notation for c in shipped.read(frame).cards)
