@@ -97,13 +97,14 @@ def test_shipped_int8_classifier_names_indices_as_the_float_network_does(tmp_pat
     import onnxruntime as ort
 
     from scorekeeper.training.classifier import export_classifier
+    from scorekeeper.vision.boxes import as_box
     from scorekeeper.vision.reader import CardReader, network_input, view_probs
 
     reader = CardReader(MODEL, views=1)
     exported = export_classifier(CHECKPOINTS / "index-classifier.pt", tmp_path / "float.onnx")
     session = ort.InferenceSession(str(exported), providers=["CPUExecutionProvider"])
     crops = [
-        reader.crop(frame, tuple(float(v) for v in box))
+        reader.crop(frame, as_box(box))
         for frame in _frames(6)
         for box in reader.detect_indices(frame, conf=0.25)[0]
     ]

@@ -315,13 +315,8 @@ def test_a_frame_searched_at_two_sizes_keeps_each_index_once(monkeypatch) -> Non
     ]
 
 
-def test_views_are_read_only_for_indices_that_can_still_be_a_card(monkeypatch) -> None:
-    if not SHIPPED.is_dir():
-        pytest.skip("no shipped model under models/sueca-reader")
-    from scorekeeper.vision.evaluate import latency_frames
-
-    frames = latency_frames(3)
-    reader = CardReader(SHIPPED, views=4, card_prob=0.9, index_conf=0.02, first_view_sure=1.0)
+def _count_classifier_crops(monkeypatch, reader: CardReader) -> list[int]:
+    """The sizes of the batches ``reader`` hands its classifier from now on."""
     crops_read: list[int] = []
     crop_logits = reader.crop_logits
 
@@ -330,6 +325,17 @@ def test_views_are_read_only_for_indices_that_can_still_be_a_card(monkeypatch) -
         return crop_logits(crops)
 
     monkeypatch.setattr(reader, "crop_logits", counting)
+    return crops_read
+
+
+def test_views_are_read_only_for_indices_that_can_still_be_a_card(monkeypatch) -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    from scorekeeper.vision.evaluate import latency_frames
+
+    frames = latency_frames(3)
+    reader = CardReader(SHIPPED, views=4, card_prob=0.9, index_conf=0.02, first_view_sure=1.0)
+    crops_read = _count_classifier_crops(monkeypatch, reader)
     detect_indices = reader.detect_indices
 
     def with_bare_table(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -367,14 +373,7 @@ def test_an_index_sure_at_its_first_view_is_read_once(monkeypatch) -> None:
     every = CardReader(SHIPPED, views=4, first_view_sure=1.0)
     sure = CardReader(SHIPPED, views=4, first_view_sure=0.995)
     once = CardReader(SHIPPED, views=1)
-    crops_read: list[int] = []
-    crop_logits = sure.crop_logits
-
-    def counting(crops: list[np.ndarray] | np.ndarray) -> np.ndarray:
-        crops_read.append(len(crops))
-        return crop_logits(crops)
-
-    monkeypatch.setattr(sure, "crop_logits", counting)
+    crops_read = _count_classifier_crops(monkeypatch, sure)
     readings = sure.read_possible_cards(frame)
     first_views = {r.box: r.probs for r in once.read_indices(frame)}
     every_view = {r.box: r.probs for r in every.read_indices(frame)}

@@ -315,9 +315,8 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         if recipe.crop_set.is_dir() or not (model_dir / CALIBRATION_BANK).is_file():
             write_calibration_bank(recipe.crop_set, model_dir, size=recipe.classifier.size)
         install_classifier_onnx(float_onnx, model_dir, classifier_config)
-    stale = model_dir / "index-classifier.onnx"
-    if stale.is_file() and stale.name != CLASSIFIER_FILE:
-        stale.unlink()
+    # A float export left from before the classifier ran in 8 bits: reader.json no longer names it.
+    (model_dir / "index-classifier.onnx").unlink(missing_ok=True)
     import torch
 
     state = torch.load(cls_best, map_location="cpu", weights_only=False)
