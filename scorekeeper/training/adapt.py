@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -161,16 +162,35 @@ PRECISION_GIVEN_UP = 0.02
 """Card precision an adapted model may lose against the one it replaces (unless it still reads at
 :data:`MIN_PRECISION`): a false card costs the tracker more than a missed one, which the next
 frames usually find, so recall bought with false cards is not an improvement."""
+PRECISION_FLOOR = 0.95
+"""Where the judged images are too few to tell a loss of :data:`PRECISION_GIVEN_UP` from chance,
+the allowance widens to the sampling noise, but never below this precision."""
+
+
+def precision_noise(before: dict[str, float], after: dict[str, float]) -> float:
+    """Two standard errors of the difference of the two card precisions, from their counts of
+    named cards (``tp`` + ``fp``); 0 when the figures carry no counts."""
+    variance = 0.0
+    for figures in (before, after):
+        named = figures.get("tp", 0) + figures.get("fp", 0)
+        if not named:
+            return 0.0
+        precision = figures["tp"] / named
+        variance += precision * (1 - precision) / named
+    return 2 * math.sqrt(variance)
 
 
 def is_better(before: dict[str, float], after: dict[str, float], *, margin: float = 0.005) -> bool:
     """The adapted model replaces the default only if its card F1 is higher by more than noise
-    and it does not buy that with false cards (:data:`PRECISION_GIVEN_UP`)."""
+    and it does not buy that with false cards (:data:`PRECISION_GIVEN_UP`, or the precisions'
+    sampling noise down to :data:`PRECISION_FLOOR`)."""
     from scorekeeper.vision.metrics import card_f1
 
+    lost = before["card_precision"] - after["card_precision"]
     keeps_precision = (
         after["card_precision"] >= MIN_PRECISION
-        or after["card_precision"] >= before["card_precision"] - PRECISION_GIVEN_UP
+        or lost <= PRECISION_GIVEN_UP
+        or (lost <= precision_noise(before, after) and after["card_precision"] >= PRECISION_FLOOR)
     )
     return keeps_precision and card_f1(after) > card_f1(before) + margin
 
