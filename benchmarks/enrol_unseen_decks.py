@@ -135,6 +135,7 @@ def evaluate_deal(
     """Render one deal with ``pack``'s faces, read every frame, compare per frame and as a deal."""
     import cv2
 
+    from scorekeeper.pipeline.session import reader_thresholds
     from scorekeeper.rules import Rules, replay_record
     from scorekeeper.synth.simulate import simulate, write_clip
     from scorekeeper.synth.truth import detection_stream
@@ -174,6 +175,7 @@ def evaluate_deal(
         TableGeometry.from_json(truth["geometry"]),
         Rules.from_json(truth["record"]["rules"]),
         fps=fps,
+        thresholds=reader_thresholds(reader),
     )
     tracked = track_stream(frames, tracker).record
     comparison = compare(truth["record"], tracked)

@@ -33,6 +33,7 @@ def evaluate_seed(
 ) -> dict[str, Any]:
     import cv2
 
+    from scorekeeper.pipeline.session import reader_thresholds
     from scorekeeper.rules import Rules
     from scorekeeper.synth.simulate import simulate, write_clip
     from scorekeeper.tracking import TableGeometry, Tracker
@@ -73,6 +74,7 @@ def evaluate_seed(
         TableGeometry.from_json(truth["geometry"]),
         Rules.from_json(truth["record"]["rules"]),
         fps=fps,
+        thresholds=reader_thresholds(reader),
     )
     tracked = track_stream(frames, tracker)
     comparison = compare(truth["record"], tracked.record)

@@ -292,6 +292,14 @@ def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(
     # A classifier of random weights is never the one installed, whatever else is: a model made
     # the default carries the shipped classifier, with only the deck's thresholds changed.
     assert result.chosen != "classifier"
+    # Every candidate's confidences are fitted on the deck: its faint reads count for nothing
+    # with the tracker that follows it (the shipped model sets no such floor).
+    from scorekeeper.pipeline.session import reader_thresholds
+    from scorekeeper.vision.reader import CardReader
+
+    staged = CardReader(user_data_dir() / "work" / "sueca-reader-play" / "candidate-thresholds")
+    shipped_floor = reader_thresholds(CardReader()).play_confidence
+    assert reader_thresholds(staged).play_confidence > shipped_floor
     if result.model is not None:
         shipped = find_model(DEFAULT_MODEL) / "index-classifier-int8.onnx"
         installed = result.model / "index-classifier-int8.onnx"

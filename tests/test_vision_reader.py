@@ -386,6 +386,32 @@ def test_an_index_sure_at_its_first_view_is_read_once(monkeypatch) -> None:
     assert sum(crops_read) == len(first_views) + 3 * unsure
 
 
+def test_a_models_tracker_settings_reach_the_tracker_and_bad_ones_are_refused(
+    tmp_path: Path,
+) -> None:
+    from scorekeeper.pipeline.session import reader_thresholds
+
+    model = _copy_model(tmp_path)
+    config = model / "reader.json"
+    assert reader_thresholds(CardReader(model)).play_confidence == 0.0  # the tracker's default
+    data = json.loads(config.read_text())
+    data["tracker"] = {"min_confidence": 0.15, "play_confidence": 0.25}
+    config.write_text(json.dumps(data))
+    thresholds = reader_thresholds(CardReader(model))
+    assert (thresholds.min_confidence, thresholds.play_confidence) == (0.15, 0.25)
+    for bad, says in (
+        ({"settle_seconds": 2}, "unknown tracker setting 'settle_seconds'"),
+        ({"min_confidence": 1.5}, r"min_confidence 1\.5: it must be a confidence"),
+        ({"play_confidence": "high"}, "play_confidence 'high'"),
+        ([0.15], "must be an object"),
+    ):
+        data["tracker"] = bad
+        config.write_text(json.dumps(data))
+        with pytest.raises(ModelError, match=says) as info:
+            CardReader(model)
+        assert "\n" not in str(info.value)
+
+
 def test_a_bad_first_view_sure_is_refused_in_one_line(tmp_path: Path) -> None:
     model = _copy_model(tmp_path)
     config = model / "reader.json"

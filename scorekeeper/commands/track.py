@@ -99,12 +99,12 @@ def run(args: argparse.Namespace) -> int:
     args.source = source_of(args)
     rules = parse_rules(args.rules) if args.rules else None  # before opening anything
     truth = _read_truth(Path(args.ground_truth)) if args.ground_truth else None
-    header_fps, geometry_json, frames = _open_source(args)
+    header_fps, geometry_json, frames, thresholds = _open_source(args)
     geometry = _geometry(args, geometry_json, frames)
     if rules is None:
         rules = Rules.from_json(truth["record"].get("rules")) if truth is not None else Rules()
     fps = args.fps or header_fps or DEFAULT_FPS
-    tracker = Tracker(geometry, rules, fps=fps)
+    tracker = Tracker(geometry, rules, fps=fps, thresholds=thresholds)
     started = time.perf_counter()  # the edge may read a clock; the tracker never does
     tracked = track_stream(frames.iterate(), tracker)
     seconds = time.perf_counter() - started
@@ -137,13 +137,18 @@ class _Frames:
         yield from self._iterator
 
 
-def _open_source(args: argparse.Namespace) -> tuple[float | None, dict[str, Any] | None, _Frames]:
+def _open_source(
+    args: argparse.Namespace,
+) -> tuple[float | None, dict[str, Any] | None, _Frames, Any]:
+    """Frame rate, geometry, the detections, and the tracker thresholds the reader's model sets
+    (None: the defaults, for detections read earlier)."""
     from scorekeeper.tracking.noise import degrade
     from scorekeeper.tracking.stream import read_stream
 
     noise = _noise(args)  # before opening anything, so a bad option leaves nothing open
     path = Path(args.source)
     geometry_json: dict[str, Any] | None = None
+    thresholds = None
     if args.from_truth:
         fps, geometry_json, frames = _truth_detections(path)
     elif path.suffix in STREAM_SUFFIXES:
@@ -151,10 +156,10 @@ def _open_source(args: argparse.Namespace) -> tuple[float | None, dict[str, Any]
         fps = header.fps
         geometry_json = header.geometry.to_json() if header.geometry else None
     else:
-        fps, frames = _video_detections(args)
+        fps, frames, thresholds = _video_detections(args)
     if noise is not None:
         frames = degrade(frames, noise, random.Random(args.seed))
-    return fps, geometry_json, _Frames(iter(frames))
+    return fps, geometry_json, _Frames(iter(frames)), thresholds
 
 
 def _noise(args: argparse.Namespace) -> Any:
@@ -225,7 +230,7 @@ def _truth_detections(path: Path) -> tuple[float | None, dict[str, Any] | None, 
     return float(truth["fps"]), truth.get("geometry"), iter(frames)
 
 
-def _video_detections(args: argparse.Namespace) -> tuple[float | None, Iterator[Any]]:
+def _video_detections(args: argparse.Namespace) -> tuple[float | None, Iterator[Any], Any]:
     import cv2
 
     from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec
@@ -241,6 +246,8 @@ def _video_detections(args: argparse.Namespace) -> tuple[float | None, Iterator[
         raise SourceError(
             f"the card reader is not installed ({error}): track a detection stream instead"
         ) from None
+    from scorekeeper.pipeline.session import reader_thresholds
+
     reader = CardReader(args.model)
     fps = capture.fps()
 
@@ -248,7 +255,7 @@ def _video_detections(args: argparse.Namespace) -> tuple[float | None, Iterator[
         for frame in capture.frames():
             yield reader.read(frame.image, frame.index)
 
-    return fps, frames()
+    return fps, frames(), reader_thresholds(reader)
 
 
 def _account(tracked: Any, comparison: Any, *, fps: float, seconds: float) -> str:

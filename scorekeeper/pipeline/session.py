@@ -22,6 +22,7 @@ from scorekeeper.store import RulesChanged, Store
 from scorekeeper.tracking import TableGeometry, Tracker
 from scorekeeper.tracking.events import Event
 from scorekeeper.tracking.geometry import seated
+from scorekeeper.tracking.thresholds import Thresholds
 from scorekeeper.tracking.tracker import check_camera_rules
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class TableSession:
             seat0=self.seat0,
             clockwise=self.clockwise,
         )
-        tracker = self.tracker_for(store, geometry)
+        tracker = self.tracker_for(store, geometry, reader_thresholds(reader))
         self.recorder = StoreRecorder(
             store, self.table_id, warn=self.warn, confirm_next_match=self.confirm_next_match
         )
@@ -110,11 +111,13 @@ class TableSession:
         """Whether the deal being seen is held until the table starts the next match."""
         return self.recorder is not None and self.recorder.waiting_for_next_match
 
-    def tracker_for(self, store: Store, geometry: TableGeometry) -> Tracker:
+    def tracker_for(
+        self, store: Store, geometry: TableGeometry, thresholds: Thresholds | None = None
+    ) -> Tracker:
         """A tracker for the match in the store: a deal left in progress by a stop is carried on."""
         assert self.capture is not None
         record = parse_record(store.record(self.table_id))
-        tracker = Tracker(geometry, record.rules, fps=self.capture.fps())
+        tracker = Tracker(geometry, record.rules, fps=self.capture.fps(), thresholds=thresholds)
         if record.deals:
             number = len(record.deals)
             last = record.deals[-1]
@@ -159,3 +162,11 @@ def _both(first: EventListener | None, second: EventListener) -> EventListener:
         second(event, stored_at)
 
     return both
+
+
+def reader_thresholds(reader: object) -> Thresholds:
+    """The tracker's thresholds with those the reader's model sets for its own reads
+    (:attr:`scorekeeper.vision.reader.ReaderConfig.tracker`); the defaults for a reader that sets
+    none, or that has no model folder (a recorded stream, a test's reader)."""
+    config = getattr(reader, "config", None)
+    return Thresholds(**getattr(config, "tracker", {}))

@@ -57,6 +57,13 @@ DETECTOR_SHARE = 0.5
 MIN_PRECISION = 0.97
 """Thresholds for one table buy recall only while card precision on its images stays this high."""
 DETECTOR_MODES = ("auto", "on", "off")
+ADAPTED_TRACKER = {"min_confidence": 0.15, "play_confidence": 0.25}
+"""Tracker thresholds every adapted model sets for its own reads (``reader.json``'s ``tracker``).
+Its confidences are fitted on the deck, so a faint read is a doubtful one: typically a
+half-covered corner misread frame after frame at its own card's spot, which the tracker would
+otherwise play as the next card and so shift every seat of the vaza. These are the values tuned on
+the tracker's own deals (seeds 7000-7019); the shipped model sets none, its reads of unseen decks
+being fainter (see :class:`scorekeeper.tracking.thresholds.Thresholds`)."""
 
 
 @dataclass
@@ -670,6 +677,7 @@ def _stage(job: AdaptJob, kind: str, *, classifier: Path | None, detector: Path 
         _install_detector(detector, staging, config)
     config = _read_json(staging / "reader.json")
     config["adapted_from"] = str(job.base)
+    config["tracker"] = dict(ADAPTED_TRACKER)
     config["deck_name"] = (
         deck_name(job.base) if not job.learned_from.get("deck") else str(job.learned_from["deck"])
     )

@@ -44,6 +44,8 @@ CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (N
 CLASSIFIER_THREADS = 0
 """Threads of the classifier's pool; 0: as many as the detector's."""
 VIEW_COUNTS = (1, 2, 4)
+TRACKER_SETTINGS = ("min_confidence", "play_confidence")
+"""The tracker thresholds a model may set for its own reads (:attr:`ReaderConfig.tracker`)."""
 """How many turned views of an index crop the reader can average (:attr:`ReaderConfig.views`)."""
 
 
@@ -92,6 +94,12 @@ class ReaderConfig:
     corner_reach: float = 7.0
     """How far apart (in index heights) two indices read as the same card may be and still count as
     the two corners of one card."""
+    tracker: dict[str, float] = field(default_factory=dict)
+    """Tracker thresholds on read confidence that this model's reads call for (``reader.json``'s
+    ``tracker``, keys among :data:`TRACKER_SETTINGS`): the confidence below which a read is no
+    evidence, and the one a card lying in the play area needs to count as played on its own. A
+    model adapted to one deck has its confidences fitted on that deck and sets them; without
+    them the tracker keeps its defaults."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -147,6 +155,7 @@ class ReaderConfig:
                 f"model file {path} gives the classifier first_view_sure {sure!r}: it must be a "
                 "probability in (0, 1] (1 reads every view); restore reader.json from git"
             )
+        tracker = _tracker_settings(data.get("tracker", {}), path)
         if classes != CLASSIFIER_CLASSES:
             raise ModelError(
                 f"model file {path} lists classifier classes that differ "
@@ -168,10 +177,33 @@ class ReaderConfig:
             nms_iou=float(thresholds.get("nms_iou", defaults.nms_iou)),
             card_prob=float(thresholds.get("card_prob", defaults.card_prob)),
             corner_reach=float(thresholds.get("corner_reach", defaults.corner_reach)),
+            tracker=tracker,
             extra={
-                k: v for k, v in data.items() if k not in {"detector", "classifier", "thresholds"}
+                k: v
+                for k, v in data.items()
+                if k not in {"detector", "classifier", "thresholds", "tracker"}
             },
         )
+
+
+def _tracker_settings(section: Any, path: Path) -> dict[str, float]:
+    if not isinstance(section, dict):
+        raise ModelError(
+            f"model file {path} gives tracker settings {section!r}: they must be an object such as "
+            '{"min_confidence": 0.15}; restore reader.json from git or enrol the deck again'
+        )
+    for name, value in section.items():
+        if name not in TRACKER_SETTINGS:
+            raise ModelError(
+                f"model file {path} sets the unknown tracker setting {name!r}: the known ones are "
+                f"{', '.join(TRACKER_SETTINGS)}; remove it from reader.json"
+            )
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+            raise ModelError(
+                f"model file {path} gives the tracker's {name} {value!r}: it must be a confidence "
+                "in [0, 1); fix reader.json or enrol the deck again"
+            )
+    return {name: float(value) for name, value in section.items()}
 
 
 @dataclass(frozen=True, slots=True)
