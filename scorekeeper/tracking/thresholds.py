@@ -17,8 +17,9 @@ class Thresholds:
     spot, exactly like a card lying there. Raising it drops more of those; it loses cards the
     reader only ever sees faintly (small, blurred or far from the camera).
     Off by default: on the 20 tuning deals (seeds 7000-7019) 0.15 with ``play_confidence`` 0.25
-    got 14 deals right instead of 11, but the demo clip, whose reads are fainter, then lost a card
-    and ended with the wrong score. Worth setting for a reader whose confidences are known."""
+    got 14 deals right instead of 11, but with the shipped reader it repairs one deal and loses
+    another in each of two fresh sets of 20 (cards read only faintly are dropped). A model adapted
+    to one deck sets it for its own reads (``reader.json``'s ``tracker``), where it lost no deal."""
 
     play_confidence: float = 0.0
     """Mean read confidence a card lying in the play area needs to count as played on its own.
