@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scorekeeper.commands.options import (
     add_rules_option,
@@ -25,6 +25,9 @@ from scorekeeper.commands.options import (
 )
 from scorekeeper.errors import SourceError
 from scorekeeper.tracking.stream import STREAM_SUFFIXES
+
+if TYPE_CHECKING:
+    from scorekeeper.tracking.thresholds import Thresholds
 
 DEFAULT_FPS = 10.0
 
@@ -139,7 +142,7 @@ class _Frames:
 
 def _open_source(
     args: argparse.Namespace,
-) -> tuple[float | None, dict[str, Any] | None, _Frames, Any]:
+) -> tuple[float | None, dict[str, Any] | None, _Frames, Thresholds | None]:
     """Frame rate, geometry, the detections, and the tracker thresholds the reader's model sets
     (None: the defaults, for detections read earlier)."""
     from scorekeeper.tracking.noise import degrade
@@ -148,7 +151,7 @@ def _open_source(
     noise = _noise(args)  # before opening anything, so a bad option leaves nothing open
     path = Path(args.source)
     geometry_json: dict[str, Any] | None = None
-    thresholds = None
+    thresholds: Thresholds | None = None
     if args.from_truth:
         fps, geometry_json, frames = _truth_detections(path)
     elif path.suffix in STREAM_SUFFIXES:
@@ -230,7 +233,9 @@ def _truth_detections(path: Path) -> tuple[float | None, dict[str, Any] | None, 
     return float(truth["fps"]), truth.get("geometry"), iter(frames)
 
 
-def _video_detections(args: argparse.Namespace) -> tuple[float | None, Iterator[Any], Any]:
+def _video_detections(
+    args: argparse.Namespace,
+) -> tuple[float | None, Iterator[Any], Thresholds]:
     import cv2
 
     from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec

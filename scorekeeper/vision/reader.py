@@ -44,9 +44,9 @@ CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (N
 CLASSIFIER_THREADS = 0
 """Threads of the classifier's pool; 0: as many as the detector's."""
 VIEW_COUNTS = (1, 2, 4)
+"""How many turned views of an index crop the reader can average (:attr:`ReaderConfig.views`)."""
 TRACKER_SETTINGS = ("min_confidence", "play_confidence")
 """The tracker thresholds a model may set for its own reads (:attr:`ReaderConfig.tracker`)."""
-"""How many turned views of an index crop the reader can average (:attr:`ReaderConfig.views`)."""
 
 
 @dataclass(frozen=True, slots=True)
