@@ -149,3 +149,104 @@ def test_the_detector_trains_on_a_sample_of_video_tiles_beside_the_scenes(tmp_pa
     assert listing.read_text().split() == [str(p.resolve()) for p in chosen]
     for image in chosen:  # ultralytics finds each tile's labels beside it
         assert (image.parent.parent / "labels" / (image.stem + ".txt")).is_file()
+
+
+def _pack_printing(regions: tuple[tuple[float, float, float, float], ...]):
+    """A face pack (no pixels needed) whose every face prints its indices at ``regions``."""
+    from scorekeeper.synth.faces import FacePack, FaceStyle
+
+    width, height = 400, 560
+    boxes = tuple(
+        (round(x1 * width), round(y1 * height), round(x2 * width), round(y2 * height))
+        for x1, y1, x2, y2 in regions
+    )
+    return FacePack(
+        Path("deck"),
+        files={},
+        boxes={card.notation: boxes for card in DECK},
+        sizes={card.notation: (width, height) for card in DECK},
+        back_style=FaceStyle.random(np.random.default_rng(0)),
+    )
+
+
+def test_a_deck_printing_tall_indices_gets_tall_labels(timeline) -> None:
+    """Labels follow where the deck prints its indices, not where procedural faces do."""
+    from scorekeeper.synth.truth import face_regions
+
+    nominal = index_boxes(timeline)
+    tall = index_boxes(
+        timeline, face_regions(_pack_printing(((0.05, 0.04, 0.19, 0.42), (0.81, 0.58, 0.95, 0.96))))
+    )
+
+    def median_height(frames) -> float:
+        heights = [max(x2 - x1, y2 - y1) for boxes in frames for _, (x1, y1, x2, y2) in boxes]
+        return float(np.median(heights))
+
+    assert 1.6 < median_height(tall) / median_height(nominal) < 2.4
+    four = index_boxes(
+        timeline,
+        face_regions(
+            _pack_printing(
+                (
+                    (0.05, 0.04, 0.19, 0.23),
+                    (0.81, 0.77, 0.95, 0.96),
+                    (0.81, 0.04, 0.95, 0.23),
+                    (0.05, 0.77, 0.19, 0.96),
+                )
+            )
+        ),
+    )
+    per_card = [
+        sum(1 for c, _ in boxes if c == card) for boxes in four for card in {c for c, _ in boxes}
+    ]
+    assert max(per_card) == 4, "a four-index deck labels all four corners of a card in view"
+
+
+def test_the_video_set_deals_a_face_pack_and_boxes_its_printed_indices(tmp_path: Path) -> None:
+    import cv2
+
+    from scorekeeper.synth.faces import FaceStyle, ProceduralPack, pack_file_name
+
+    style = ProceduralPack(FaceStyle.random(np.random.default_rng(5)))
+    faces = tmp_path / "pack"
+    faces.mkdir()
+    for card in DECK:
+        image = style.face(card).image.copy()
+        image[image.min(axis=2) > 200] = (60, 190, 60)  # green paper: these faces, not others
+        cv2.imwrite(str(faces / f"{pack_file_name(card)}.png"), image)
+    build_video_set(VideoSetOptions(out=tmp_path / "video", seeds=(9103,), every=150, faces=faces))
+    frames = tmp_path / "video" / "frames"
+    inked = boxes = green = 0
+    for image_path in sorted((frames / "images" / "train").glob("*.jpg")):
+        colour = read_image(image_path).astype(int)
+        green += int(((colour[..., 1] - colour[..., [0, 2]].max(axis=2)) > 60).sum())
+        image = cv2.cvtColor(colour.astype(np.uint8), cv2.COLOR_BGR2GRAY)
+        height, width = image.shape
+        _, xyxy = read_yolo_labels(
+            frames / "labels" / "train" / f"{image_path.stem}.txt", width, height
+        )
+        for x1, y1, x2, y2 in xyxy.astype(int):
+            boxes += 1
+            inked += int(image[y1:y2, x1:x2].std() > 25)  # a printed index, not bare card
+    assert green > 10_000, "the cards dealt are the pack's green ones"
+    assert boxes > 20 and inked / boxes > 0.8
+
+
+def test_the_video_command_names_a_bad_face_pack_in_one_line(tmp_path: Path) -> None:
+    from scorekeeper.cli import main
+
+    (tmp_path / "pack").mkdir()
+    with pytest.raises(SystemExit) as stopped:
+        main(
+            [
+                "dataset",
+                "video",
+                "--out",
+                str(tmp_path / "out"),
+                "--seeds",
+                "9104-9104",
+                "--faces",
+                str(tmp_path / "pack"),
+            ]
+        )
+    assert "lacks 40 of the 40 faces" in str(stopped.value) and "\n" not in str(stopped.value)

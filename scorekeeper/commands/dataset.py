@@ -95,6 +95,13 @@ def register(subparsers: Any) -> None:
         help="deal seeds, e.g. 9000-9079 (7000-7999 are the tracker benchmark's)",
     )
     video.add_argument("--every", type=int, default=6, help="keep every n-th frame (6)")
+    video.add_argument(
+        "--faces",
+        type=Path,
+        metavar="FOLDER",
+        help="deal with this face pack (40 faces named Ah.png ... 2c.png) instead of "
+        "procedural decks; the labels box where its faces print their indices",
+    )
     video.add_argument("--workers", type=int, default=2, help="processes (2)")
     video.set_defaults(handler=run_video)
 
@@ -197,13 +204,16 @@ def _seed_range(text: str) -> tuple[int, ...]:
 
 
 def run_video(args: argparse.Namespace) -> int:
+    from scorekeeper.synth import SynthError
     from scorekeeper.synth.plan import SimulationError
     from scorekeeper.synth.video_set import VideoSetOptions, build_video_set
 
-    options = VideoSetOptions(out=args.out, seeds=_seed_range(args.seeds), every=args.every)
+    options = VideoSetOptions(
+        out=args.out, seeds=_seed_range(args.seeds), every=args.every, faces=args.faces
+    )
     try:
         summary = build_video_set(options, workers=args.workers)
-    except SimulationError as error:
+    except (SimulationError, SynthError) as error:
         raise SystemExit(f"scorekeeper dataset video: {error}") from None
     print(f"{summary['frames']} frames, {summary['indices']} index boxes -> {args.out}")
     return 0

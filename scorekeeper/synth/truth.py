@@ -11,8 +11,8 @@ same :meth:`Track.path` poses the renderer draws: 20 deals take a few seconds.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import NamedTuple
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from scorekeeper.synth.timeline import CARD, HAND, Timeline, Track
 from scorekeeper.vision.boxes import Box
 from scorekeeper.vision.detections import CardDetection, FrameDetections
 
+if TYPE_CHECKING:
+    from scorekeeper.synth.faces import FacePack
+
 READABLE = 7 / 9
 """Share of an index that must show for a reader to name it: lower lists cards whose index is
 mostly under a finger (harder reads for the tracker), higher drops them sooner."""
@@ -33,12 +36,16 @@ _GRID = 3
 _CARD_GRID = (5, 7)
 _PER_INDEX = _GRID * _GRID
 
+Regions = tuple[tuple[float, float, float, float], ...]
+"""A card's printed indices as fractions of the card (x1, y1, x2, y2)."""
+RegionsOf = Callable[[Card], Regions]
 
-def _unit_samples(box: str) -> np.ndarray:
+
+def _unit_samples(box: str, regions: Regions = INDEX_REGIONS) -> np.ndarray:
     """Sample points on a unit card: a grid per corner index, then (``card`` mode) the card."""
     points = [
         (fx, fy)
-        for x1, y1, x2, y2 in INDEX_REGIONS
+        for x1, y1, x2, y2 in regions
         for fy in np.linspace(y1, y2, _GRID)
         for fx in np.linspace(x1, x2, _GRID)
     ]
@@ -50,19 +57,42 @@ def _unit_samples(box: str) -> np.ndarray:
     return np.array(points)
 
 
-_INDEX_CORNERS = np.array(
-    [[(x1, y1), (x2, y1), (x2, y2), (x1, y2)] for x1, y1, x2, y2 in INDEX_REGIONS]
-).reshape(-1, 2)
+def _region_corners(regions: Regions) -> np.ndarray:
+    return np.array(
+        [[(x1, y1), (x2, y1), (x2, y2), (x1, y2)] for x1, y1, x2, y2 in regions]
+    ).reshape(-1, 2)
 
 
-def _readable_indices(timeline: Timeline, box: str) -> Iterator[_Sighting]:
+def face_regions(pack: FacePack) -> RegionsOf:
+    """Where ``pack``'s faces print their indices, as fractions of the card: the renderer
+    stretches a face over the whole card, so a face's own index boxes land there."""
+
+    def regions(card: Card) -> Regions:
+        width, height = pack.sizes[card.notation]
+        return (
+            tuple(
+                (x1 / width, y1 / height, x2 / width, y2 / height)
+                for x1, y1, x2, y2 in pack.boxes[card.notation]
+            )
+            or INDEX_REGIONS
+        )
+
+    return regions
+
+
+def _readable_indices(
+    timeline: Timeline, box: str, regions_of: RegionsOf | None = None
+) -> Iterator[_Sighting]:
     """Each face-up card over the frames where at least one of its indices is readable."""
     layout = timeline.layout
     width, height = layout.width, layout.height
     card_w, card_h = layout.card_width, layout.card_height
     scale = np.array([card_w, card_h])
-    samples = (_unit_samples(box) - 0.5) * scale
-    index_corners = (_INDEX_CORNERS - 0.5) * scale
+    nominal = (
+        (_unit_samples(box) - 0.5) * scale,
+        (_region_corners(INDEX_REGIONS) - 0.5) * scale,
+        len(INDEX_REGIONS),
+    )
     cameras = timeline.cameras
     tracks = timeline.tracks
     shapes = _Shapes(tracks, card_w, card_h)
@@ -73,6 +103,13 @@ def _readable_indices(timeline: Timeline, box: str) -> Iterator[_Sighting]:
         if track.kind != CARD or not track.face_up or track.end <= track.start:
             continue
         start, end = track.start, track.end
+        samples, index_corners, indices = nominal
+        if regions_of is not None:
+            assert track.card is not None
+            regions = regions_of(track.card)
+            samples = (_unit_samples(box, regions) - 0.5) * scale
+            index_corners = (_region_corners(regions) - 0.5) * scale
+            indices = len(regions)
         points = place(track.path(), samples)  # F x S x 2
         covered = np.zeros(points.shape[:2], dtype=bool)
         for other in np.flatnonzero((starts < end) & (ends > start) & (depth > track.z)):
@@ -90,14 +127,15 @@ def _readable_indices(timeline: Timeline, box: str) -> Iterator[_Sighting]:
         )
         seen = in_frame & ~covered
         readable = (
-            seen[:, : 2 * _PER_INDEX].reshape(len(seen), 2, _PER_INDEX).mean(axis=2) >= READABLE
+            seen[:, : indices * _PER_INDEX].reshape(len(seen), indices, _PER_INDEX).mean(axis=2)
+            >= READABLE
         )
         listed = np.flatnonzero(readable.any(axis=1))
         if not len(listed):
             continue
         quads = apply_homography(
             cameras[start:end][listed], place(track.path()[listed], index_corners)
-        ).reshape(len(listed), 2, 4, 2)
+        ).reshape(len(listed), indices, 4, 2)
         yield _Sighting(
             track, start + listed, readable[listed], quads, frame_points[listed], seen[listed]
         )
@@ -106,8 +144,8 @@ def _readable_indices(timeline: Timeline, box: str) -> Iterator[_Sighting]:
 class _Sighting(NamedTuple):
     track: Track
     frames: np.ndarray  # L frame numbers where an index is readable
-    readable: np.ndarray  # L x 2: which of the two indices
-    index_quads: np.ndarray  # L x 2 x 4 x 2: each index's outline in the frame
+    readable: np.ndarray  # L x K: which of the card's K indices (two on most decks)
+    index_quads: np.ndarray  # L x K x 4 x 2: each index's outline in the frame
     points: np.ndarray  # L x S x 2: the sample points in the frame
     seen: np.ndarray  # L x S: which sample points show
 
@@ -124,7 +162,7 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
             # Unreadable indices drop out of the box: NaN is ignored by nanmin/nanmax.
             quads = np.where(
                 sighting.readable[:, :, None, None], sighting.index_quads, np.nan
-            ).reshape(count, 8, 2)
+            ).reshape(count, -1, 2)
         else:
             quads = np.where(sighting.seen[:, :, None], sighting.points, np.nan)
         low = np.clip(np.nanmin(quads, axis=1), 0, (width, height))
@@ -163,15 +201,17 @@ def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDet
 IndexBox = tuple[Card, Box]
 
 
-def index_boxes(timeline: Timeline) -> list[list[IndexBox]]:
+def index_boxes(timeline: Timeline, regions_of: RegionsOf | None = None) -> list[list[IndexBox]]:
     """Per frame, every readable corner index on its own: the card and the index's box.
 
     What a detector of corner indices should find (training labels), where
-    :func:`detection_stream` joins a card's two indices into one reading.
+    :func:`detection_stream` joins a card's two indices into one reading. ``regions_of`` says
+    where a card's indices are printed when the faces are not the procedural ones
+    (:func:`face_regions`).
     """
     width, height = timeline.layout.width, timeline.layout.height
     per_frame: list[list[IndexBox]] = [[] for _ in range(timeline.frames)]
-    for sighting in _readable_indices(timeline, "index"):
+    for sighting in _readable_indices(timeline, "index", regions_of):
         card = sighting.track.card
         assert card is not None
         low = np.clip(sighting.index_quads.min(axis=2), 0, (width, height))  # L x 2 x 2

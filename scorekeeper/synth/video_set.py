@@ -38,6 +38,8 @@ class VideoSetOptions:
     detector_width: int = 640
     camera: str = "full"
     quality: tuple[int, int] = (55, 90)
+    faces: Path | None = None
+    """A face pack (40 faces) to deal with; procedural decks, one per seed, otherwise."""
 
 
 def build_video_set(options: VideoSetOptions, *, workers: int = 1) -> dict[str, object]:
@@ -50,6 +52,10 @@ def build_video_set(options: VideoSetOptions, *, workers: int = 1) -> dict[str, 
         )
     if options.every < 1:
         raise SimulationError(f"--every {options.every} must be 1 or more")
+    if options.faces is not None:
+        from scorekeeper.synth.faces import FacePack
+
+        FacePack.load(options.faces)  # a bad pack fails here, once, with its one-line error
     for part in ("frames", "detector"):
         for kind in ("images", "labels"):
             for split in ("train", "val"):
@@ -74,17 +80,19 @@ def _render_seed(options: VideoSetOptions, position: int) -> tuple[int, int]:
     import cv2
 
     from scorekeeper.synth.dataset import split_of, yolo_row
+    from scorekeeper.synth.faces import FacePack
     from scorekeeper.synth.render import Renderer
     from scorekeeper.synth.simulate import simulate
-    from scorekeeper.synth.truth import index_boxes
+    from scorekeeper.synth.truth import face_regions, index_boxes
 
     seed = options.seeds[position]
     split = split_of(position, options.val_fraction)
     rng = np.random.default_rng([seed, 2])
     simulation = simulate(seed, camera=options.camera, pace=float(rng.uniform(0.6, 1.4)))
     timeline = simulation.timeline
-    labels = index_boxes(timeline)
-    renderer = Renderer(timeline, np.random.default_rng([seed, 1]), None)
+    pack = FacePack.load(options.faces) if options.faces is not None else None
+    labels = index_boxes(timeline, face_regions(pack) if pack is not None else None)
+    renderer = Renderer(timeline, np.random.default_rng([seed, 1]), pack)
     width, height = timeline.layout.width, timeline.layout.height
     small = (options.detector_width, round(height * options.detector_width / width))
     frames = indices = 0
