@@ -10,7 +10,10 @@ read, and
 
 - **per-frame card precision and recall**: in each frame, the cards the reader names against the
   cards with a corner index in view (``scorekeeper.synth.truth.detection_stream``: at least 7/9 of
-  an index inside the frame and under no later card or hand), summed over all frames;
+  an index inside the frame and under no later card or hand), summed over all frames; and the
+  recall on the **sharp** sightings alone, leaving out a card in flight that the camera smears into
+  a streak (``detection_stream(..., sharp_only=True)``: 3 px of motion blur or more, ~12% of the
+  sightings in a deal), which no reader can name in that frame;
 - **deals exact**: the tracker's record of the deal equals the truth (every card, seat and trick).
 
 Steps (``--step``, one or more, comma-separated), each measured the same way on the same deals:
@@ -84,6 +87,9 @@ class DealFigures:
     """Per card, the frames it was in view and not named."""
     misread: dict[str, int] = field(default_factory=dict)
     """Per card, the frames it was named and not in view (mostly another card read as it)."""
+    sharp_true_positives: int | None = None
+    """Of the sightings not smeared by motion, those named (None: measured before this count)."""
+    sharp_false_negatives: int | None = None
 
 
 @dataclass
@@ -94,6 +100,8 @@ class StepRow:
     frames: int
     precision: float
     recall: float
+    sharp_recall: float
+    """Recall on the sightings the camera does not smear (cards lying or sliding slowly)."""
     deals_exact: int
     deals: int
     plays_right: int
@@ -148,6 +156,10 @@ def evaluate_deal(
     reader = CardReader(model, threads=1)
     simulation = simulate(seed, fps=fps, camera=camera)
     expected = [{d.card for d in frame.cards} for frame in detection_stream(simulation.timeline)]
+    sharp = [
+        {d.card for d in frame.cards}
+        for frame in detection_stream(simulation.timeline, sharp_only=True)
+    ]
     frames: list[FrameDetections] = []
     read_seconds = 0.0
     with tempfile.TemporaryDirectory(prefix="enrol-unseen-") as scratch:
@@ -162,12 +174,13 @@ def evaluate_deal(
             frames.append(reader.read(image, len(frames)))
             read_seconds += time.perf_counter() - started
         capture.release()
-    tp = fp = fn = 0
+    tp = fp = fn = sharp_tp = sharp_fn = 0
     missed: Counter[str] = Counter()
     misread: Counter[str] = Counter()
-    for frame, want in zip(frames, expected, strict=False):
+    for frame, want, clear in zip(frames, expected, sharp, strict=False):
         got = {d.card for d in frame.cards}
         tp, fp, fn = tp + len(got & want), fp + len(got - want), fn + len(want - got)
+        sharp_tp, sharp_fn = sharp_tp + len(got & clear), sharp_fn + len(clear - got)
         missed.update(card.notation for card in want - got)
         misread.update(card.notation for card in got - want)
     truth = simulation.truth
@@ -197,6 +210,8 @@ def evaluate_deal(
         tracked_plays=tracked_plays,
         missed=dict(missed),
         misread=dict(misread),
+        sharp_true_positives=sharp_tp,
+        sharp_false_negatives=sharp_fn,
     )
 
 
@@ -226,7 +241,12 @@ def measure(
     def kept_file(seed: int) -> Path:
         return kept / f"{model and Path(model).name or 'shipped'}-{seed}-{fps:g}fps-{camera}.json"
 
-    todo = [s for s in seeds if not kept_file(s).is_file()]
+    def measured(seed: int) -> bool:
+        if not kept_file(seed).is_file():
+            return False
+        return json.loads(kept_file(seed).read_text()).get("sharp_true_positives") is not None
+
+    todo = [s for s in seeds if not measured(s)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for deal in pool.map(_evaluate, [(s, pack, model, fps, camera) for s in todo]):
             kept_file(deal.seed).write_text(json.dumps(asdict(deal)) + "\n")
@@ -244,6 +264,8 @@ def measure(
     tp = sum(d.true_positives for d in deals)
     fp = sum(d.false_positives for d in deals)
     fn = sum(d.false_negatives for d in deals)
+    sharp_tp = sum(d.sharp_true_positives or 0 for d in deals)
+    sharp_fn = sum(d.sharp_false_negatives or 0 for d in deals)
     return StepRow(
         deck=deck,
         step=step,
@@ -251,6 +273,7 @@ def measure(
         frames=sum(d.frames for d in deals),
         precision=round(tp / max(tp + fp, 1), 3),
         recall=round(tp / max(tp + fn, 1), 3),
+        sharp_recall=round(sharp_tp / max(sharp_tp + sharp_fn, 1), 3),
         deals_exact=sum(d.deal_exact for d in deals),
         deals=len(deals),
         plays_right=sum(d.plays_right for d in deals),
@@ -308,14 +331,16 @@ def enrolled_model(
 
 def print_table(rows: list[StepRow]) -> None:
     print(
-        f"{'deck':24} {'step':9} {'frames':>6} {'card P':>7} {'card R':>7} {'deals exact':>11} "
+        f"{'deck':24} {'step':9} {'frames':>6} {'card P':>7} {'card R':>7} {'R sharp':>7} "
+        f"{'deals exact':>11} "
         f"{'plays right':>11} {'training min':>12}  note"
     )
     for row in rows:
         trained = "-" if row.training_minutes is None else f"{row.training_minutes:.1f}"
         print(
             f"{row.deck:24} {row.step:9} {row.frames:6d} {row.precision:7.3f} {row.recall:7.3f} "
-            f"{f'{row.deals_exact}/{row.deals}':>11} {f'{row.plays_right}/{row.plays}':>11} "
+            f"{row.sharp_recall:7.3f} {f'{row.deals_exact}/{row.deals}':>11} "
+            f"{f'{row.plays_right}/{row.plays}':>11} "
             f"{trained:>12}  {row.note}"
         )
     for row in rows:

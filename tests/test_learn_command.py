@@ -169,27 +169,6 @@ def test_the_budget_schedule_spends_the_time_measured_after_start_up() -> None:
     assert schedule.factor(0) < schedule.factor(step // 10) and schedule.factor(step) < 0.01
 
 
-def test_learning_teaches_again_what_the_decks_enrolment_rendered() -> None:
-    from scorekeeper.learning.learn import EnrolmentMaterial, enrolment_material
-
-    assert enrolment_material("cafe") == EnrolmentMaterial([], [], []), "a deck never enrolled"
-    work = user_data_dir() / "work" / "cafe"
-    for folder in ("scenes/crops", "scene-tiles/images", "deals/frames", "deal-tiles/images"):
-        (work / folder).mkdir(parents=True)
-    (work / "scenes" / "data.yaml").write_text("nc: 40\n")
-    (work / "deals" / "summary.json").write_text("{}\n")
-    found = enrolment_material("cafe")
-    # The classifier sees the scenes and the deals' full frames; the detector the scenes and the
-    # tiles at its own scale, never a whole 1280-px deal frame shrunk to a quarter.
-    assert found.train == [work / "scenes", work / "deals" / "frames"]
-    assert found.crop_sets == [work / "scenes" / "crops"]
-    assert found.detector_images == [
-        work / "scenes" / "images" / "train",
-        work / "scene-tiles" / "images",
-        work / "deal-tiles" / "images",
-    ]
-
-
 # -- with rendered scenes standing in for a table's kept deals -------------------------------------
 
 

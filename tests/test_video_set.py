@@ -250,3 +250,29 @@ def test_the_video_command_names_a_bad_face_pack_in_one_line(tmp_path: Path) -> 
             ]
         )
     assert "lacks 40 of the 40 faces" in str(stopped.value) and "\n" not in str(stopped.value)
+
+
+def test_a_card_the_camera_smears_is_left_out_of_the_sharp_truth(timeline) -> None:
+    """The sharp truth drops exactly the sightings the renderer draws as a motion streak."""
+    import random
+
+    from scorekeeper.synth.render import Renderer
+
+    every = detection_stream(timeline)
+    sharp = detection_stream(timeline, sharp_only=True)
+    renderer = Renderer(timeline, np.random.default_rng(0))
+    listed = dropped = 0
+    checked = {"smeared": 0, "sharp": 0}
+    for frame in random.Random(3).sample(range(timeline.frames), 400):
+        cards = {det.card for det in every[frame].cards}
+        kept = {det.card for det in sharp[frame].cards}
+        assert kept <= cards
+        listed, dropped = listed + len(cards), dropped + len(cards - kept)
+        scene = timeline.scene(frame)
+        for item in scene.items:
+            if item.card in cards and item.face_up:
+                blurred = renderer.motion_streak(item, scene) is not None
+                assert blurred == (item.card not in kept), (frame, item.card)
+                checked["smeared" if blurred else "sharp"] += 1
+    assert 0.02 < dropped / listed < 0.25, "cards in flight are a small share of a deal's sightings"
+    assert checked["smeared"] > 10 and checked["sharp"] > 100

@@ -3,11 +3,11 @@
 Two halves. First the deck's 40 faces are collected (camera, video, photos, a folder that already is
 a face pack, or an SVG card deck) and saved as a face pack under the user's data folder
 (:mod:`scorekeeper.enrol`). Then the card reader is adapted to it
-(:mod:`scorekeeper.training.adapt`): still scenes and simulated deals with the deck, a fine-tune
-of the active model's classifier (and of its detector where it misses the deck's indices) within
-``--minutes``, thresholds chosen for the deck, and a comparison on held-back scenes and deals; the
-adapted model becomes the default only if it reads the deck better. ``--background`` leaves the
-adapting to a detached, lower-priority process (``scorekeeper models`` shows its progress).
+(:mod:`scorekeeper.training.adapt`): scenes of the deck, a fine-tune of the active model's
+classifier (and of its detector where it misses the deck's indices) within ``--minutes``, thresholds
+chosen for the deck, and a comparison on held-back scenes; the adapted model becomes the default
+only if it reads the deck better. ``--background`` leaves the adapting to a detached, lower-priority
+process (``scorekeeper models`` shows its progress).
 """
 
 from __future__ import annotations
@@ -64,19 +64,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="held-back scenes of the deck to compare the models on (100)",
     )
     parser.add_argument(
-        "--deals",
-        type=int,
-        default=6,
-        help="simulated deals dealt with the deck to learn from: cards in motion, under hands, "
-        "stacked in vazas (6; 0 for still scenes only)",
-    )
-    parser.add_argument(
-        "--heldback-deals",
-        type=int,
-        default=2,
-        help="held-back simulated deals of the deck to compare the models on too (2)",
-    )
-    parser.add_argument(
         "--accept-guesses",
         action="store_true",
         help="take the reader's best guess for doubtful cards instead of asking",
@@ -106,8 +93,6 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.minutes <= 0 or args.scenes < 10 or args.heldback < 10:
         raise ScorekeeperError("--minutes must be above 0, --scenes and --heldback at least 10")
-    if args.deals < 0 or args.heldback_deals < 0:
-        raise ScorekeeperError("--deals and --heldback-deals must be 0 or more")
     base = find_model(args.model)
     pack = _collect(args, name, base)
     print(f"face pack saved: {pack}", file=sys.stderr)
@@ -169,8 +154,6 @@ def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         base=base,
         scenes=args.scenes,
         heldback=args.heldback,
-        deals=args.deals,
-        heldback_deals=args.heldback_deals,
         minutes=args.minutes,
         detector=args.detector,
     )
@@ -241,10 +224,6 @@ def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         str(args.scenes),
         "--heldback",
         str(args.heldback),
-        "--deals",
-        str(args.deals),
-        "--heldback-deals",
-        str(args.heldback_deals),
         "--detector",
         args.detector,
         "--accept-guesses",

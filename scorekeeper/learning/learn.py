@@ -4,8 +4,7 @@ The kept deals of the model's deck (:mod:`scorekeeper.learning.keep`) are split:
 counting back from the newest, is held out (at least one); the others are taught. Each tile is put
 back at its place in a grey frame of the camera's size, so the detector sees the indices at the
 scale the camera shows them. The deck's rendered scenes and faces, where enrolment left them, are
-taught too, with the deals enrolment dealt with the deck, so the reader does not forget the rest
-of the deck. Then the one path enrolment takes
+taught too, so the reader does not forget the rest of the deck. Then the one path enrolment takes
 (:func:`scorekeeper.training.adapt.run_adaptation`): fine-tune, thresholds on half the held-out
 frames, comparison on the other half, and the new model ``<deck>-play`` made the default only if
 it reads the held-out deals better. A worse one is not installed.
@@ -150,53 +149,27 @@ def write_frames(deals: Sequence[KeptDeal], out: Path, *, val_every: int | None)
     return out
 
 
-@dataclass
-class EnrolmentMaterial:
-    """What the deck's enrolment rendered and left in its work folder, to be taught again."""
-
-    train: list[Path]
-    crop_sets: list[Path]
-    detector_images: list[Path]
-
-
-def enrolment_material(deck: str) -> EnrolmentMaterial:
-    """The enrolment's scenes (and their crops and tiles) and its deals with the deck: the
-    classifier keeps their moving and covered cards, the detector their tiles at its own scale
-    (whole 1280-px deal frames would reach it at a quarter of that)."""
-    work = user_data_dir() / "work" / deck
-    found = EnrolmentMaterial([], [], [])
-    scenes, deals = work / "scenes", work / "deals"
-    if (scenes / "data.yaml").is_file():
-        found.train.append(scenes)
-        found.detector_images.append(scenes / "images" / "train")
-        if (scenes / "crops").is_dir():
-            found.crop_sets.append(scenes / "crops")
-        if (work / "scene-tiles" / "images").is_dir():
-            found.detector_images.append(work / "scene-tiles" / "images")
-    if (deals / "summary.json").is_file():
-        found.train.append(deals / "frames")
-        if (work / "deal-tiles" / "images").is_dir():
-            found.detector_images.append(work / "deal-tiles" / "images")
-    return found
-
-
 def teaching_set(
     plan: LearnPlan, taught: Sequence[KeptDeal], held: Sequence[KeptDeal]
 ) -> TeachingSet:
     deck = plan.deck
-    play = write_frames(taught, plan.work / "play-taught", val_every=10)
+    train = [write_frames(taught, plan.work / "play-taught", val_every=10)]
     judged = write_frames(held, plan.work / "play-held-out", val_every=None)
-    enrolled = enrolment_material(deck)
+    scenes = user_data_dir() / "work" / deck / "scenes"
+    crop_sets = []
+    if (scenes / "data.yaml").is_file():
+        train.append(scenes)
+        if (scenes / "crops").is_dir():
+            crop_sets.append(scenes / "crops")
     pack = decks_dir() / deck
     faces = (
         deck_face_crops(pack, per_index=12, seed=plan.seed) if (pack / "Ah.png").is_file() else None
     )
     return TeachingSet(
-        train=[play, *enrolled.train],
+        train=train,
         judged=labelled_set(judged),
-        crop_sets=enrolled.crop_sets,
+        crop_sets=crop_sets,
         face_crops=faces,
-        detector_images=[play / "images" / "train", *enrolled.detector_images],
         judged_on=f"{len(held)} held-out deal{'s' if len(held) != 1 else ''} of play",
     )
 

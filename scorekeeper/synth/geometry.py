@@ -44,6 +44,23 @@ The ground-truth detections box these. Measured on procedural faces drawn with
 a few hundredths), which is how the simulator's renderer draws its faces; ~27-31 px tall here.
 """
 
+SHUTTER_OPEN = 0.5
+"""Share of a frame's time the webcam's shutter is open: an object smears over this share of
+the distance it travels between two frames."""
+MOTION_BLUR_FROM = 3.0
+"""Smear (frame pixels) from which the renderer blurs a moving object; below it the frame is sharp.
+A card smeared this much or more is a streak, not a readable index."""
+
+
+def motion_smear(cameras: np.ndarray, now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """How far (frame pixels) an object smears: the shutter's share of the distance its centre
+    travelled on the table since the last frame, seen through this frame's camera (shake does not
+    smear it). ``cameras`` F x 3 x 3, ``now`` and ``before`` F x 2 table positions."""
+    seen = apply_homography(cameras, np.stack([now, before], axis=1))  # F x 2 x 2
+    smear: np.ndarray = SHUTTER_OPEN * np.linalg.norm(seen[:, 0] - seen[:, 1], axis=1)
+    return smear
+
+
 INDEX_STYLE: dict[str, object] = {
     "index_height": 0.1,
     "pip_ratio": 0.7,

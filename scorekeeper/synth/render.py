@@ -14,7 +14,13 @@ import numpy as np
 
 from scorekeeper.synth.camera import FrameEffects
 from scorekeeper.synth.faces import Face, FacePack, FaceStyle, ProceduralPack
-from scorekeeper.synth.geometry import INDEX_STYLE, apply_homography, card_outline
+from scorekeeper.synth.geometry import (
+    INDEX_STYLE,
+    MOTION_BLUR_FROM,
+    apply_homography,
+    card_outline,
+    motion_smear,
+)
 from scorekeeper.synth.hands import hand_polygons
 from scorekeeper.synth.tables import render_table
 from scorekeeper.synth.timeline import HAND, STACK, Item, Scene, Timeline
@@ -110,7 +116,7 @@ class Renderer:
         """The webcam frame of ``scene`` (BGR uint8, height x width x 3)."""
         frame = self._background(scene.camera).copy()
         for item in scene.items:
-            motion = self._motion(item, scene)
+            motion = self.motion_streak(item, scene)
             if item.kind == HAND:
                 layer = self._hand_layer(item, scene.camera)
                 shadow_offset, softness, depth = 14.0, 9.0, 0.35
@@ -138,18 +144,19 @@ class Renderer:
             self._table_camera = camera.copy()
         return self._table_view
 
-    def _motion(self, item: Item, scene: Scene) -> tuple[float, float] | None:
-        """Length and angle (frame pixels) the object moved since the last frame, if it smears."""
+    def motion_streak(self, item: Item, scene: Scene) -> tuple[float, float] | None:
+        """Length and angle (frame pixels) of the streak the object leaves in this frame, if it
+        moved far enough to smear (see :func:`~scorekeeper.synth.geometry.motion_smear`)."""
         track = self.timeline.tracks[item.track]
         if scene.frame - 1 < track.start:
             return None
         before = track.path()[scene.frame - 1 - track.start]
-        now = np.array([[item.pose.x, item.pose.y], [before[0], before[1]]])
-        a, b = apply_homography(scene.camera, now)
-        dx, dy = a - b
-        length = math.hypot(dx, dy) * 0.5  # the shutter is open about half the frame time
-        if length < 3:
+        now = np.array([item.pose.x, item.pose.y])
+        length = float(motion_smear(scene.camera[None], now[None], before[None, :2])[0])
+        if length < MOTION_BLUR_FROM:
             return None
+        a, b = apply_homography(scene.camera, np.stack([now, before[:2]]))
+        dx, dy = a - b
         return length, math.atan2(dy, dx)
 
     def _card_layer(self, item: Item, camera: np.ndarray) -> _Layer | None:

@@ -17,7 +17,14 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from scorekeeper.rules import Card
-from scorekeeper.synth.geometry import INDEX_REGIONS, apply_homography, card_outline, place
+from scorekeeper.synth.geometry import (
+    INDEX_REGIONS,
+    MOTION_BLUR_FROM,
+    apply_homography,
+    card_outline,
+    motion_smear,
+    place,
+)
 from scorekeeper.synth.hands import hand_shapes
 from scorekeeper.synth.plan import SimulationError
 from scorekeeper.synth.timeline import CARD, HAND, Timeline, Track
@@ -110,7 +117,8 @@ def _readable_indices(
             samples = (_unit_samples(box, regions) - 0.5) * scale
             index_corners = (_region_corners(regions) - 0.5) * scale
             indices = len(regions)
-        points = place(track.path(), samples)  # F x S x 2
+        path = track.path()
+        points = place(path, samples)  # F x S x 2
         covered = np.zeros(points.shape[:2], dtype=bool)
         for other in np.flatnonzero((starts < end) & (ends > start) & (depth > track.z)):
             lo, hi = max(start, int(starts[other])), min(end, int(ends[other]))
@@ -134,10 +142,19 @@ def _readable_indices(
         if not len(listed):
             continue
         quads = apply_homography(
-            cameras[start:end][listed], place(track.path()[listed], index_corners)
+            cameras[start:end][listed], place(path[listed], index_corners)
         ).reshape(len(listed), indices, 4, 2)
+        # As the renderer does: a card's first frame is never smeared.
+        before = np.concatenate([path[:1, :2], path[:-1, :2]])
+        smear = motion_smear(cameras[start:end][listed], path[listed, :2], before[listed])
         yield _Sighting(
-            track, start + listed, readable[listed], quads, frame_points[listed], seen[listed]
+            track,
+            start + listed,
+            readable[listed],
+            quads,
+            frame_points[listed],
+            seen[listed],
+            smear,
         )
 
 
@@ -148,15 +165,29 @@ class _Sighting(NamedTuple):
     index_quads: np.ndarray  # L x K x 4 x 2: each index's outline in the frame
     points: np.ndarray  # L x S x 2: the sample points in the frame
     seen: np.ndarray  # L x S: which sample points show
+    smear: np.ndarray  # L: how far the card's motion smears it in the frame (pixels)
+
+    def where(self, keep: np.ndarray) -> _Sighting:
+        """The frames of this sighting where ``keep`` (L booleans) holds."""
+        return _Sighting(self.track, *(part[keep] for part in self[1:]))
 
 
-def detection_stream(timeline: Timeline, *, box: str = "index") -> list[FrameDetections]:
-    """One :class:`FrameDetections` per frame of ``timeline``: what a perfect reader reports."""
+def detection_stream(
+    timeline: Timeline, *, box: str = "index", sharp_only: bool = False
+) -> list[FrameDetections]:
+    """One :class:`FrameDetections` per frame of ``timeline``: what a perfect reader reports.
+
+    ``sharp_only`` leaves out the sightings of a card in flight that the camera smears into a
+    streak (:data:`~scorekeeper.synth.geometry.MOTION_BLUR_FROM` pixels or more, where the
+    renderer blurs it): an index no reader, person or network, can read in that frame.
+    """
     if box not in BOX_MODES:
         raise SimulationError(f"box mode {box!r} is not one of {', '.join(BOX_MODES)}")
     width, height = timeline.layout.width, timeline.layout.height
     per_frame: list[list[tuple[int, CardDetection]]] = [[] for _ in range(timeline.frames)]
     for sighting in _readable_indices(timeline, box):
+        if sharp_only:
+            sighting = sighting.where(sighting.smear < MOTION_BLUR_FROM)
         count = len(sighting.frames)
         if box == "index":
             # Unreadable indices drop out of the box: NaN is ignored by nanmin/nanmax.

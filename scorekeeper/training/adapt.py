@@ -82,9 +82,6 @@ class TeachingSet:
     """Folder crop sets (``train/<class>/``), for ``not_a_card`` examples."""
     face_crops: tuple[Any, Any] | None = None
     """Context crops cut from the deck's faces (:mod:`scorekeeper.training.face_crops`)."""
-    detector_images: list[Path] | None = None
-    """Image folders (labels in the sibling ``labels`` folder) the detector trains on; None: the
-    ``images/train`` of each of :attr:`train`."""
 
 
 @dataclass
@@ -122,10 +119,6 @@ class AdaptPlan:
     """The model folder to start from (the active or shipped one)."""
     scenes: int = 400
     heldback: int = 100
-    deals: int = 6
-    """Simulated deals dealt with the deck's faces (every :data:`DEAL_EVERY`-th frame): cards
-    sliding in under a hand, blurred by their motion, vazas stacked, what the tracker reads."""
-    heldback_deals: int = 2
     minutes: float = 8.0
     face_crops_per_index: int = 40
     seed: int = 7
@@ -219,32 +212,9 @@ def check_detector_mode(mode: str) -> str:
 # -- enrolment's teaching set ----------------------------------------------------------------------
 
 
-DEAL_SEEDS_FROM = 20000
-"""Enrolment's deals are seeds ``DEAL_SEEDS_FROM + 100 * plan.seed`` on (held-back ones 50 later):
-clear of the tracker benchmark's (7000-7999) and the unseen-deck benchmark's (19000-19999)."""
-DEAL_EVERY = 8
-"""Every 8th frame of a deal: neighbouring frames are near copies."""
-HELDBACK_DEAL_EVERY = 24
-
-
-@dataclass(frozen=True)
-class EnrolmentScenes:
-    """What :func:`build_scenes` renders: YOLO sets with 40 card classes."""
-
-    scenes: Path
-    """Still scenes of the deck among the usual mix (``crops/`` beside)."""
-    heldback: Path
-    """Scenes of the deck alone, another seed: judged on, never trained on."""
-    deals: Path | None
-    """Frames of deals with the deck (``frames/`` full size, ``detector/`` at the detector's)."""
-    heldback_deals: Path | None
-
-
-def build_scenes(plan: AdaptPlan, log: Log = print) -> EnrolmentScenes:
-    """Training scenes (the deck + the usual mix), held-back scenes of the deck alone, and frames
-    of simulated deals with the deck (training and held back)."""
+def build_scenes(plan: AdaptPlan, log: Log = print) -> tuple[Path, Path]:
+    """Training scenes (the deck + the usual mix) and held-back scenes of the deck alone."""
     train, heldback = plan.work / "scenes", plan.work / "heldback"
-    deals, heldback_deals = plan.work / "deals", plan.work / "heldback-deals"
     common = [
         sys.executable,
         "-m",
@@ -258,28 +228,9 @@ def build_scenes(plan: AdaptPlan, log: Log = print) -> EnrolmentScenes:
         "--overwrite",
     ]
     mix = [arg for folder in plan.extra_faces for arg in ("--faces", str(folder))]
-    first = DEAL_SEEDS_FROM + 100 * plan.seed
-
-    def video(out: Path, seeds: range, every: int) -> list[str]:
-        return [
-            *common[:4],
-            "video",
-            "--out",
-            str(out),
-            "--seeds",
-            f"{seeds.start}-{seeds.stop - 1}",
-            "--every",
-            str(every),
-            "--workers",
-            str(plan.workers),
-            "--faces",
-            str(plan.deck),
-        ]
-
     jobs = [
         (
             train,
-            train / "data.yaml",
             [
                 *common,
                 "--out",
@@ -297,7 +248,6 @@ def build_scenes(plan: AdaptPlan, log: Log = print) -> EnrolmentScenes:
         ),
         (
             heldback,
-            heldback / "data.yaml",
             [
                 *common,
                 "--out",
@@ -313,50 +263,16 @@ def build_scenes(plan: AdaptPlan, log: Log = print) -> EnrolmentScenes:
             ],
         ),
     ]
-    if plan.deals:
-        jobs.append(
-            (
-                deals,
-                deals / "summary.json",
-                video(deals, range(first, first + plan.deals), DEAL_EVERY),
-            )
-        )
-    if plan.heldback_deals:
-        seeds = range(first + 50, first + 50 + plan.heldback_deals)
-        jobs.append(
-            (
-                heldback_deals,
-                heldback_deals / "summary.json",
-                video(heldback_deals, seeds, HELDBACK_DEAL_EVERY),
-            )
-        )
-    for folder, done_marker, command in jobs:
-        if done_marker.is_file():
+    for folder, command in jobs:
+        if (folder / "data.yaml").is_file():
             log(f"scenes: {folder} exists, kept")
             continue
         log(f"scenes: rendering {folder.name}")
-        if folder.exists():
-            shutil.rmtree(folder)  # an interrupted render: its frames are a partial set
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise TrainingSetupError(f"rendering scenes of {plan.deck} failed: {tail[0]}")
-    return EnrolmentScenes(
-        train,
-        heldback,
-        deals if plan.deals else None,
-        heldback_deals if plan.heldback_deals else None,
-    )
-
-
-def detector_tiles(dataset: Path, out: Path, *, tile: int, seed: int) -> Path:
-    """Native-resolution tiles of ``dataset``'s training images (written once): trained at its
-    ``imgsz`` on whole frames alone, the detector would only see every index shrunk."""
-    from scorekeeper.training.tiles import write_tiles
-
-    if not (out / "images").is_dir():
-        write_tiles(dataset, out, tile=tile, seed=seed)
-    return out / "images"
+    return train, heldback
 
 
 def labelled_set(folder: Path) -> list[Any]:
@@ -387,32 +303,14 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print
     began = time.time()
     if progress:
         progress("scenes", 0.0, None)
-    built = build_scenes(plan, log)
-    tile = int(_read_json(plan.base / "reader.json").get("detector", {}).get("train_imgsz", 320))
-    detector_images = [
-        built.scenes / "images" / "train",
-        detector_tiles(built.scenes, plan.work / "scene-tiles", tile=tile, seed=plan.seed),
-    ]
-    train, judged = [built.scenes], labelled_set(built.heldback)
-    judged_on = "held-back scenes of the deck"
-    if built.deals is not None:
-        train.append(built.deals / "frames")
-        detector_images.append(
-            detector_tiles(
-                built.deals / "detector", plan.work / "deal-tiles", tile=tile, seed=plan.seed
-            )
-        )
-    if built.heldback_deals is not None:
-        judged += labelled_set(built.heldback_deals / "frames")
-        judged_on = "held-back scenes and deals of the deck"
+    scenes, heldback = build_scenes(plan, log)
     scene_minutes = round((time.time() - began) / 60, 2)
     teaching = TeachingSet(
-        train=train,
-        crop_sets=[built.scenes / "crops"],
-        judged=judged,
-        judged_on=judged_on,
+        train=[scenes],
+        crop_sets=[scenes / "crops"],
+        judged=labelled_set(heldback),
+        judged_on="held-back scenes of the deck",
         face_crops=deck_face_crops(plan.deck, per_index=plan.face_crops_per_index, seed=plan.seed),
-        detector_images=detector_images,
     )
     job = AdaptJob(
         name=plan.name,
@@ -428,8 +326,6 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print
             "deck_folder": str(plan.deck),
             "heldback_scenes": plan.heldback,
             "train_scenes": plan.scenes,
-            "train_deals": plan.deals,
-            "heldback_deals": plan.heldback_deals,
         },
     )
     result = run_adaptation(job, teaching, progress=progress, log=log)
@@ -693,8 +589,7 @@ def finetune_detector(
     log_to_stderr()
     config = _read_json(job.base / "reader.json")
     data_yaml = job.work / "detector-data.yaml"
-    images = teaching.detector_images or [folder / "images" / "train" for folder in teaching.train]
-    folders = [str(folder.resolve()) for folder in images]
+    folders = [str(folder.resolve() / "images" / "train") for folder in teaching.train]
     vals = [
         str(folder.resolve() / "images" / "val")
         for folder in teaching.train
