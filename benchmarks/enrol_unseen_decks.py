@@ -401,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     # Enrolment writes decks, models and the active-model choice: all into the benchmark's folder.
     os.environ["SCOREKEEPER_HOME"] = str(args.work.resolve())
+    from scorekeeper.paths import shipped_models_dir
+    from scorekeeper.vision.registry import DEFAULT_MODEL
+
     seeds = range(args.first, args.first + args.deals)
     rows: list[StepRow] = []
     began = time.perf_counter()
@@ -415,7 +418,10 @@ def main(argv: list[str] | None = None) -> int:
                 "workers": args.workers,
             }
             if step == "shipped":
-                rows.append(measure(deck, step, model=args.model, minutes=None, **common))
+                # Named, not left to the active model: an enrolment in --work makes its model
+                # the active one there.
+                shipped = args.model or str(shipped_models_dir() / DEFAULT_MODEL)
+                rows.append(measure(deck, step, model=shipped, minutes=None, **common))
             elif step == "enrolled":
                 model, minutes, note = enrolled_model(
                     deck, pack, minutes=args.minutes, retrain=args.retrain
