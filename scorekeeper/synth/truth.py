@@ -3,7 +3,9 @@
 A face-up card's corner index counts as readable when at least ``READABLE`` of its sample points
 are inside the frame and under no later card or hand. A card is listed when one index is
 readable; its box covers the readable indices (``box="index"``, what the two-stage reader
-reports) or the visible part of the card (``box="card"``).
+reports) or the visible part of the card (``box="card"``). Each sighting also knows how far the
+card's own motion smears it in that frame, so a card in flight that the renderer draws as a streak
+can be left out (``sharp_only``).
 
 Occlusion is computed per pair of objects over all the frames both are on the table, from the
 same :meth:`Track.path` poses the renderer draws: 20 deals take a few seconds.
