@@ -3,10 +3,14 @@
 For each seed a whole deal is simulated and rendered to an .mp4 (webcam effects on), every frame
 is read by the card reader (ONNX), the tracker rebuilds the deal, and the record is compared with
 the simulator's truth. Prints, per deal and in total, how many deals have every card, seat and
-trick winner right (the tracker's target: at least 95%), plus reading speed.
+trick winner right (the tracker's target: at least 95%), plus reading speed, and the reader's own
+per-frame card precision and recall (against the cards with an index in view) and its recall on
+the sharp sightings alone (leaving out cards in flight that the camera smears into a streak).
 
     python benchmarks/tracker_video_eval.py                      # 20 deals, seeds 7200-7219
     python benchmarks/tracker_video_eval.py --seeds 4 --workers 1 --model path/to/model
+    python benchmarks/tracker_video_eval.py --keep reads/          # also keep every deal's reads
+    python benchmarks/tracker_video_eval.py --from-kept reads/     # score kept reads, no video
 
 Seeds below 1000 were used while tuning the tracker, 5000-5100 by tracker_eval.py, 7000-7019 to
 tune the tracker against the shipped reader's reads, 7100-7119 to tune it again;
@@ -34,18 +38,16 @@ def evaluate_seed(
     import cv2
 
     from scorekeeper.pipeline.session import reader_thresholds
-    from scorekeeper.rules import Rules
     from scorekeeper.synth.simulate import simulate, write_clip
-    from scorekeeper.tracking import TableGeometry, Tracker
-    from scorekeeper.tracking.evaluate import compare
-    from scorekeeper.tracking.offline import track_stream
+    from scorekeeper.tracking import TableGeometry
     from scorekeeper.vision.reader import CardReader
 
     reader = CardReader(model, threads=1)
+    simulation = simulate(seed, fps=fps, camera=camera)
     with tempfile.TemporaryDirectory() as scratch:
         video = Path(scratch) / f"deal-{seed}.mp4"
         began = time.perf_counter()
-        write_clip(video, simulate(seed, fps=fps, camera=camera))
+        write_clip(video, simulation)
         truth = json.loads(video.with_suffix(".json").read_text())
         rendered = time.perf_counter() - began
         capture = cv2.VideoCapture(str(video))
@@ -70,21 +72,62 @@ def evaluate_seed(
                 frames,
                 StreamHeader(fps=fps, geometry=TableGeometry.from_json(truth["geometry"])),
             )
+    return {
+        **score_deal(seed, frames, truth, simulation.timeline, reader_thresholds(reader)),
+        "render_seconds": round(rendered, 1),
+        "read_ms": round(1000 * read_seconds / max(len(frames), 1), 1),
+    }
+
+
+def score_deal(
+    seed: int, frames: list[Any], truth: dict[str, Any], timeline: Any, thresholds: Any
+) -> dict[str, Any]:
+    """The tracker's record against the truth, and the reads frame by frame against the cards
+    in view (all of them, and the sharp ones)."""
+    from scorekeeper.rules import Rules
+    from scorekeeper.synth.truth import detection_stream
+    from scorekeeper.tracking import TableGeometry, Tracker
+    from scorekeeper.tracking.evaluate import compare
+    from scorekeeper.tracking.offline import track_stream
+
     tracker = Tracker(
         TableGeometry.from_json(truth["geometry"]),
         Rules.from_json(truth["record"]["rules"]),
-        fps=fps,
-        thresholds=reader_thresholds(reader),
+        fps=truth["fps"],
+        thresholds=thresholds,
     )
-    tracked = track_stream(frames, tracker)
-    comparison = compare(truth["record"], tracked.record)
-    return {
-        "seed": seed,
-        "frames": len(frames),
-        "render_seconds": round(rendered, 1),
-        "read_ms": round(1000 * read_seconds / max(len(frames), 1), 1),
-        **comparison.to_json(),
-    }
+    comparison = compare(truth["record"], track_stream(frames, tracker).record)
+    in_view = detection_stream(timeline)
+    sharp = detection_stream(timeline, sharp_only=True)
+    counts = dict.fromkeys(("cards_named_right", "cards_named_wrong", "cards_missed"), 0)
+    counts |= {"sharp_named": 0, "sharp_missed": 0}
+    for frame in frames:
+        got = {d.card for d in frame.cards}
+        want = {d.card for d in in_view[frame.frame_index].cards}
+        clear = {d.card for d in sharp[frame.frame_index].cards}
+        counts["cards_named_right"] += len(got & want)
+        counts["cards_named_wrong"] += len(got - want)
+        counts["cards_missed"] += len(want - got)
+        counts["sharp_named"] += len(got & clear)
+        counts["sharp_missed"] += len(clear - got)
+    return {"seed": seed, "frames": len(frames), **counts, **comparison.to_json()}
+
+
+def score_kept(seed: int, kept: Path, model: str | None) -> dict[str, Any]:
+    """:func:`score_deal` on reads kept by ``--keep`` (the deal simulated again, not rendered)."""
+    from scorekeeper.pipeline.session import reader_thresholds
+    from scorekeeper.synth.simulate import simulate
+    from scorekeeper.tracking.stream import read_stream
+    from scorekeeper.vision.reader import CardReader
+
+    truth = json.loads((kept / f"deal-{seed}.json").read_text())
+    _, frames = read_stream(kept / f"deal-{seed}.jsonl")
+    options = truth.get("options", {})
+    simulation = simulate(seed, fps=truth["fps"], camera=options.get("camera", "full"))
+    if simulation.truth["record"] != truth["record"]:
+        raise SystemExit(f"deal {seed}: the kept truth is not this simulator's: keep it again")
+    thresholds = reader_thresholds(CardReader(model, threads=1))
+    return score_deal(seed, list(frames), truth, simulation.timeline, thresholds)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,6 +145,12 @@ def main(argv: list[str] | None = None) -> int:
         help="also write each deal's reads (a detection stream `scorekeeper track` reads) "
         "and its truth here, to re-track without reading the frames again",
     )
+    parser.add_argument(
+        "--from-kept",
+        type=Path,
+        default=None,
+        help="score the reads a --keep run wrote there instead of rendering and reading",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
@@ -109,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         futures = [
-            pool.submit(
+            pool.submit(score_kept, s, args.from_kept, args.model)
+            if args.from_kept is not None
+            else pool.submit(
                 evaluate_seed, s, fps=args.fps, model=args.model, camera=args.camera, keep=args.keep
             )
             for s in seeds
@@ -124,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"tricks {row['tricks_right']}/{row['tricks']}, "
                     f"deal {'right' if row['deals_right'] == row['deals'] else 'WRONG'}, "
                     f"score {'right' if row['score_right'] else 'wrong'}; "
-                    f"read {row['read_ms']} ms/frame",
+                    f"read {row.get('read_ms', '-')} ms/frame",
                     flush=True,
                 )
     deals_right = sum(r["deals_right"] == r["deals"] for r in rows)
@@ -139,7 +190,23 @@ def main(argv: list[str] | None = None) -> int:
             sum(r["tricks_right"] for r in rows) / sum(r["tricks"] for r in rows), 3
         ),
         "scores_right": sum(bool(r["score_right"]) for r in rows),
-        "read_ms_median": statistics.median(r["read_ms"] for r in rows),
+        "read_ms_median": statistics.median(r.get("read_ms", float("nan")) for r in rows),
+    }
+    named, wrong, missed, sharp_named, sharp_missed = (
+        sum(r[key] for r in rows)
+        for key in (
+            "cards_named_right",
+            "cards_named_wrong",
+            "cards_missed",
+            "sharp_named",
+            "sharp_missed",
+        )
+    )
+    summary |= {
+        "card_precision_per_frame": round(named / max(named + wrong, 1), 3),
+        "card_recall_per_frame": round(named / max(named + missed, 1), 3),
+        "card_recall_sharp": round(sharp_named / max(sharp_named + sharp_missed, 1), 3),
+        "sharp_share_of_sightings": round((sharp_named + sharp_missed) / max(named + missed, 1), 3),
     }
     if args.json:
         print(json.dumps({"summary": summary, "deals": rows}, indent=2))
@@ -150,7 +217,17 @@ def main(argv: list[str] | None = None) -> int:
             f"{100 * summary['plays_right_share']:.1f}%, "
             f"tricks right {100 * summary['tricks_right_share']:.1f}%, "
             f"scores right {summary['scores_right']}/{len(rows)}; "
-            f"reading {summary['read_ms_median']} ms/frame"
+            + (
+                f"reading {summary['read_ms_median']} ms/frame"
+                if args.from_kept is None
+                else f"reads kept in {args.from_kept}"
+            )
+        )
+        print(
+            f"reads per frame: card precision {summary['card_precision_per_frame']:.3f}, "
+            f"recall {summary['card_recall_per_frame']:.3f}, recall of the sharp sightings "
+            f"{summary['card_recall_sharp']:.3f} ({100 * summary['sharp_share_of_sightings']:.0f}% "
+            "of the sightings; the others are cards in flight smeared into a streak)"
         )
     return 0
 
