@@ -52,13 +52,15 @@ MOTION_BLUR_FROM = 3.0
 A card smeared this much or more is a streak, not a readable index."""
 
 
-def motion_smear(cameras: np.ndarray, now: np.ndarray, before: np.ndarray) -> np.ndarray:
-    """How far (frame pixels) an object smears: the shutter's share of the distance its centre
-    travelled on the table since the last frame, seen through this frame's camera (shake does not
-    smear it). ``cameras`` F x 3 x 3, ``now`` and ``before`` F x 2 table positions."""
+def motion_streaks(cameras: np.ndarray, now: np.ndarray, before: np.ndarray) -> np.ndarray:
+    """The streak (frame pixels, x and y) each object's motion leaves in its frame: the shutter's
+    share of how far its centre travelled on the table since the last frame, seen through this
+    frame's camera (shake does not smear it). ``cameras`` F x 3 x 3, ``now`` and ``before``
+    F x 2 table positions; returns F x 2. Its length is the smear that
+    :data:`MOTION_BLUR_FROM` is compared with."""
     seen = apply_homography(cameras, np.stack([now, before], axis=1))  # F x 2 x 2
-    smear: np.ndarray = SHUTTER_OPEN * np.linalg.norm(seen[:, 0] - seen[:, 1], axis=1)
-    return smear
+    streaks: np.ndarray = SHUTTER_OPEN * (seen[:, 0] - seen[:, 1])
+    return streaks
 
 
 INDEX_STYLE: dict[str, object] = {

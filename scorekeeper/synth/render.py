@@ -19,7 +19,7 @@ from scorekeeper.synth.geometry import (
     MOTION_BLUR_FROM,
     apply_homography,
     card_outline,
-    motion_smear,
+    motion_streaks,
 )
 from scorekeeper.synth.hands import hand_polygons
 from scorekeeper.synth.tables import render_table
@@ -146,17 +146,16 @@ class Renderer:
 
     def motion_streak(self, item: Item, scene: Scene) -> tuple[float, float] | None:
         """Length and angle (frame pixels) of the streak the object leaves in this frame, if it
-        moved far enough to smear (see :func:`~scorekeeper.synth.geometry.motion_smear`)."""
+        moved far enough to smear (see :func:`~scorekeeper.synth.geometry.motion_streaks`)."""
         track = self.timeline.tracks[item.track]
         if scene.frame - 1 < track.start:
             return None
         before = track.path()[scene.frame - 1 - track.start]
         now = np.array([item.pose.x, item.pose.y])
-        length = float(motion_smear(scene.camera[None], now[None], before[None, :2])[0])
+        dx, dy = motion_streaks(scene.camera[None], now[None], before[None, :2])[0]
+        length = math.hypot(dx, dy)
         if length < MOTION_BLUR_FROM:
             return None
-        a, b = apply_homography(scene.camera, np.stack([now, before[:2]]))
-        dx, dy = a - b
         return length, math.atan2(dy, dx)
 
     def _card_layer(self, item: Item, camera: np.ndarray) -> _Layer | None:

@@ -24,7 +24,7 @@ from scorekeeper.synth.geometry import (
     MOTION_BLUR_FROM,
     apply_homography,
     card_outline,
-    motion_smear,
+    motion_streaks,
     place,
 )
 from scorekeeper.synth.hands import hand_shapes
@@ -97,11 +97,16 @@ def _readable_indices(
     width, height = layout.width, layout.height
     card_w, card_h = layout.card_width, layout.card_height
     scale = np.array([card_w, card_h])
-    nominal = (
-        (_unit_samples(box) - 0.5) * scale,
-        (_region_corners(INDEX_REGIONS) - 0.5) * scale,
-        len(INDEX_REGIONS),
-    )
+
+    def on_the_card(regions: Regions) -> tuple[np.ndarray, np.ndarray, int]:
+        """Sample points and index corners in card pixels, and how many indices."""
+        return (
+            (_unit_samples(box, regions) - 0.5) * scale,
+            (_region_corners(regions) - 0.5) * scale,
+            len(regions),
+        )
+
+    nominal = on_the_card(INDEX_REGIONS)
     cameras = timeline.cameras
     tracks = timeline.tracks
     shapes = _Shapes(tracks, card_w, card_h)
@@ -112,13 +117,10 @@ def _readable_indices(
         if track.kind != CARD or not track.face_up or track.end <= track.start:
             continue
         start, end = track.start, track.end
-        samples, index_corners, indices = nominal
-        if regions_of is not None:
-            assert track.card is not None
-            regions = regions_of(track.card)
-            samples = (_unit_samples(box, regions) - 0.5) * scale
-            index_corners = (_region_corners(regions) - 0.5) * scale
-            indices = len(regions)
+        assert track.card is not None
+        samples, index_corners, indices = (
+            nominal if regions_of is None else on_the_card(regions_of(track.card))
+        )
         path = track.path()
         points = place(path, samples)  # F x S x 2
         covered = np.zeros(points.shape[:2], dtype=bool)
@@ -148,7 +150,8 @@ def _readable_indices(
         ).reshape(len(listed), indices, 4, 2)
         # As the renderer does: a card's first frame is never smeared.
         before = np.concatenate([path[:1, :2], path[:-1, :2]])
-        smear = motion_smear(cameras[start:end][listed], path[listed, :2], before[listed])
+        streaks = motion_streaks(cameras[start:end][listed], path[listed, :2], before[listed])
+        smear = np.linalg.norm(streaks, axis=1)
         yield _Sighting(
             track,
             start + listed,
