@@ -19,10 +19,14 @@ import json
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scorekeeper.synth.plan import SimulationError
+
+if TYPE_CHECKING:
+    from scorekeeper.synth.faces import FacePack
 
 FIRST_MEASURED_SEED = 7000
 """Seeds from here on are the tracker benchmark's (7000-7019 tuned on, 7100+ measured)."""
@@ -52,21 +56,23 @@ def build_video_set(options: VideoSetOptions, *, workers: int = 1) -> dict[str, 
         )
     if options.every < 1:
         raise SimulationError(f"--every {options.every} must be 1 or more")
+    pack = None
     if options.faces is not None:
         from scorekeeper.synth.faces import FacePack
 
-        FacePack.load(options.faces)  # a bad pack fails here, once, with its one-line error
+        # Locating the indices reads all 40 faces: once here (a bad pack fails before anything is
+        # written); workers get the boxes and decode the pixels themselves.
+        pack = FacePack.load(options.faces)
     for part in ("frames", "detector"):
         for kind in ("images", "labels"):
             for split in ("train", "val"):
                 (options.out / part / kind / split).mkdir(parents=True, exist_ok=True)
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
-            counts = list(
-                pool.map(_render_seed, [options] * len(options.seeds), range(len(options.seeds)))
-            )
+            count = len(options.seeds)
+            counts = list(pool.map(_render_seed, [options] * count, range(count), [pack] * count))
     else:
-        counts = [_render_seed(options, position) for position in range(len(options.seeds))]
+        counts = [_render_seed(options, position, pack) for position in range(len(options.seeds))]
     summary = {
         "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(options).items()},
         "frames": sum(c[0] for c in counts),
@@ -76,11 +82,10 @@ def build_video_set(options: VideoSetOptions, *, workers: int = 1) -> dict[str, 
     return summary
 
 
-def _render_seed(options: VideoSetOptions, position: int) -> tuple[int, int]:
+def _render_seed(options: VideoSetOptions, position: int, pack: FacePack | None) -> tuple[int, int]:
     import cv2
 
     from scorekeeper.synth.dataset import split_of, yolo_row
-    from scorekeeper.synth.faces import FacePack
     from scorekeeper.synth.render import Renderer
     from scorekeeper.synth.simulate import simulate
     from scorekeeper.synth.truth import face_regions, index_boxes
@@ -90,7 +95,6 @@ def _render_seed(options: VideoSetOptions, position: int) -> tuple[int, int]:
     rng = np.random.default_rng([seed, 2])
     simulation = simulate(seed, camera=options.camera, pace=float(rng.uniform(0.6, 1.4)))
     timeline = simulation.timeline
-    pack = FacePack.load(options.faces) if options.faces is not None else None
     labels = index_boxes(timeline, face_regions(pack) if pack is not None else None)
     renderer = Renderer(timeline, np.random.default_rng([seed, 1]), pack)
     width, height = timeline.layout.width, timeline.layout.height
