@@ -146,7 +146,7 @@ def evaluate_deal(
     from scorekeeper.pipeline.session import reader_thresholds
     from scorekeeper.rules import Rules, replay_record
     from scorekeeper.synth.simulate import simulate, write_clip
-    from scorekeeper.synth.truth import detection_stream
+    from scorekeeper.synth.truth import score_reads
     from scorekeeper.tracking import TableGeometry, Tracker
     from scorekeeper.tracking.evaluate import compare
     from scorekeeper.tracking.offline import track_stream
@@ -155,11 +155,6 @@ def evaluate_deal(
 
     reader = CardReader(model, threads=1)
     simulation = simulate(seed, fps=fps, camera=camera)
-    expected = [{d.card for d in frame.cards} for frame in detection_stream(simulation.timeline)]
-    sharp = [
-        {d.card for d in frame.cards}
-        for frame in detection_stream(simulation.timeline, sharp_only=True)
-    ]
     frames: list[FrameDetections] = []
     read_seconds = 0.0
     with tempfile.TemporaryDirectory(prefix="enrol-unseen-") as scratch:
@@ -174,15 +169,7 @@ def evaluate_deal(
             frames.append(reader.read(image, len(frames)))
             read_seconds += time.perf_counter() - started
         capture.release()
-    tp = fp = fn = sharp_tp = sharp_fn = 0
-    missed: Counter[str] = Counter()
-    misread: Counter[str] = Counter()
-    for frame, want, clear in zip(frames, expected, sharp, strict=False):
-        got = {d.card for d in frame.cards}
-        tp, fp, fn = tp + len(got & want), fp + len(got - want), fn + len(want - got)
-        sharp_tp, sharp_fn = sharp_tp + len(got & clear), sharp_fn + len(clear - got)
-        missed.update(card.notation for card in want - got)
-        misread.update(card.notation for card in got - want)
+    score = score_reads(frames, simulation.timeline)
     truth = simulation.truth
     tracker = Tracker(
         TableGeometry.from_json(truth["geometry"]),
@@ -200,18 +187,18 @@ def evaluate_deal(
     return DealFigures(
         seed=seed,
         frames=len(frames),
-        true_positives=tp,
-        false_positives=fp,
-        false_negatives=fn,
+        true_positives=score.named_right,
+        false_positives=score.named_wrong,
+        false_negatives=score.missed,
         deal_exact=comparison.deals_right == comparison.deals,
         plays_right=comparison.plays_right,
         plays=comparison.plays,
         read_ms=round(1000 * read_seconds / max(len(frames), 1), 1),
         tracked_plays=tracked_plays,
-        missed=dict(missed),
-        misread=dict(misread),
-        sharp_true_positives=sharp_tp,
-        sharp_false_negatives=sharp_fn,
+        missed=dict(score.missed_cards),
+        misread=dict(score.misread_cards),
+        sharp_true_positives=score.sharp_named,
+        sharp_false_negatives=score.sharp_missed,
     )
 
 

@@ -85,7 +85,7 @@ def score_deal(
     """The tracker's record against the truth, and the reads frame by frame against the cards
     in view (all of them, and the sharp ones)."""
     from scorekeeper.rules import Rules
-    from scorekeeper.synth.truth import detection_stream
+    from scorekeeper.synth.truth import score_reads
     from scorekeeper.tracking import TableGeometry, Tracker
     from scorekeeper.tracking.evaluate import compare
     from scorekeeper.tracking.offline import track_stream
@@ -97,28 +97,21 @@ def score_deal(
         thresholds=thresholds,
     )
     comparison = compare(truth["record"], track_stream(frames, tracker).record)
-    in_view = detection_stream(timeline)
-    sharp = detection_stream(timeline, sharp_only=True)
-    counts = dict.fromkeys(("cards_named_right", "cards_named_wrong", "cards_missed"), 0)
-    counts |= {"sharp_named": 0, "sharp_missed": 0}
-    for frame in frames:
-        got = {d.card for d in frame.cards}
-        want = {d.card for d in in_view[frame.frame_index].cards}
-        clear = {d.card for d in sharp[frame.frame_index].cards}
-        counts["cards_named_right"] += len(got & want)
-        counts["cards_named_wrong"] += len(got - want)
-        counts["cards_missed"] += len(want - got)
-        counts["sharp_named"] += len(got & clear)
-        counts["sharp_missed"] += len(clear - got)
+    score = score_reads(frames, timeline)
+    counts = {
+        "cards_named_right": score.named_right,
+        "cards_named_wrong": score.named_wrong,
+        "cards_missed": score.missed,
+        "sharp_named": score.sharp_named,
+        "sharp_missed": score.sharp_missed,
+    }
     return {"seed": seed, "frames": len(frames), **counts, **comparison.to_json()}
 
 
-def score_kept(seed: int, kept: Path, model: str | None) -> dict[str, Any]:
+def score_kept(seed: int, kept: Path, thresholds: Any) -> dict[str, Any]:
     """:func:`score_deal` on reads kept by ``--keep`` (the deal simulated again, not rendered)."""
-    from scorekeeper.pipeline.session import reader_thresholds
     from scorekeeper.synth.simulate import simulate
     from scorekeeper.tracking.stream import read_stream
-    from scorekeeper.vision.reader import CardReader
 
     truth = json.loads((kept / f"deal-{seed}.json").read_text())
     _, frames = read_stream(kept / f"deal-{seed}.jsonl")
@@ -126,7 +119,6 @@ def score_kept(seed: int, kept: Path, model: str | None) -> dict[str, Any]:
     simulation = simulate(seed, fps=truth["fps"], camera=options.get("camera", "full"))
     if simulation.truth["record"] != truth["record"]:
         raise SystemExit(f"deal {seed}: the kept truth is not this simulator's: keep it again")
-    thresholds = reader_thresholds(CardReader(model, threads=1))
     return score_deal(seed, list(frames), truth, simulation.timeline, thresholds)
 
 
@@ -156,9 +148,16 @@ def main(argv: list[str] | None = None) -> int:
 
     seeds = range(args.first, args.first + args.seeds)
     rows: list[dict[str, Any]] = []
+    kept_thresholds = None
+    if args.from_kept is not None:
+        from scorekeeper.pipeline.session import reader_thresholds
+        from scorekeeper.vision.reader import CardReader
+
+        # The tracker weighs the reads as the model that made them says (reader.json's tracker).
+        kept_thresholds = reader_thresholds(CardReader(args.model, threads=1))
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         futures = [
-            pool.submit(score_kept, s, args.from_kept, args.model)
+            pool.submit(score_kept, s, args.from_kept, kept_thresholds)
             if args.from_kept is not None
             else pool.submit(
                 evaluate_seed, s, fps=args.fps, model=args.model, camera=args.camera, keep=args.keep

@@ -276,3 +276,30 @@ def test_a_card_the_camera_smears_is_left_out_of_the_sharp_truth(timeline) -> No
                 checked["smeared" if blurred else "sharp"] += 1
     assert 0.02 < dropped / listed < 0.25, "cards in flight are a small share of a deal's sightings"
     assert checked["smeared"] > 10 and checked["sharp"] > 100
+
+
+def test_reads_are_scored_against_the_cards_in_view_frame_by_frame(timeline) -> None:
+    from dataclasses import replace
+
+    from scorekeeper.synth.truth import score_reads
+
+    every = detection_stream(timeline)
+    sharp = detection_stream(timeline, sharp_only=True)
+    sightings = sum(len(frame.cards) for frame in every)
+    smeared = sightings - sum(len(frame.cards) for frame in sharp)
+
+    # A reader that names every sharp card and nothing else misses exactly the smeared ones.
+    score = score_reads(sharp, timeline)
+    assert score.named_right == score.sharp_named == sightings - smeared
+    assert score.missed == smeared > 0 and score.named_wrong == score.sharp_missed == 0
+
+    # One card dropped from a frame is a miss of that card; a card named where none lies is wrong.
+    frame = next(f for f in every if len(f.cards) >= 2)
+    dropped, kept = frame.cards[0], frame.cards[1:]
+    stray = next(card for card in DECK if card not in {d.card for d in frame.cards})
+    misread = replace(frame, cards=(*kept, replace(dropped, card=stray)))
+    reads = [misread if f.frame_index == frame.frame_index else f for f in every]
+    score = score_reads(reads, timeline)
+    assert (score.named_right, score.named_wrong, score.missed) == (sightings - 1, 1, 1)
+    assert score.missed_cards == {dropped.card.notation: 1}
+    assert score.misread_cards == {stray.notation: 1}

@@ -13,7 +13,9 @@ same :meth:`Track.path` poses the renderer draws: 20 deals take a few seconds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -232,6 +234,44 @@ def detection_stream(
         )
         for frame, found in enumerate(per_frame)
     ]
+
+
+@dataclass
+class ReadScore:
+    """A reader's reads of a simulated deal against its truth, summed over the frames read."""
+
+    named_right: int = 0
+    """Cards named in a frame where an index of theirs is in view."""
+    named_wrong: int = 0
+    """Cards named in a frame where none of their indices is in view."""
+    missed: int = 0
+    """Cards with an index in view that the frame's reads do not name."""
+    sharp_named: int = 0
+    """Of the sightings the camera does not smear (``sharp_only``), those named."""
+    sharp_missed: int = 0
+    missed_cards: Counter[str] = field(default_factory=Counter)
+    """Per card, the frames it was in view and not named."""
+    misread_cards: Counter[str] = field(default_factory=Counter)
+    """Per card, the frames it was named and not in view (mostly another card read as it)."""
+
+
+def score_reads(reads: Iterable[FrameDetections], timeline: Timeline) -> ReadScore:
+    """Compare each frame's reads (matched by ``frame_index``) with the cards in view then."""
+    in_view = detection_stream(timeline)
+    sharp = detection_stream(timeline, sharp_only=True)
+    score = ReadScore()
+    for frame in reads:
+        got = {d.card for d in frame.cards}
+        want = {d.card for d in in_view[frame.frame_index].cards}
+        clear = {d.card for d in sharp[frame.frame_index].cards}
+        score.named_right += len(got & want)
+        score.named_wrong += len(got - want)
+        score.missed += len(want - got)
+        score.sharp_named += len(got & clear)
+        score.sharp_missed += len(clear - got)
+        score.missed_cards.update(card.notation for card in want - got)
+        score.misread_cards.update(card.notation for card in got - want)
+    return score
 
 
 IndexBox = tuple[Card, Box]
