@@ -1,4 +1,5 @@
-"""Placing a card the reader never saw: the rules and the sides cards came from decide its place."""
+"""Placing a card the reader never saw: the rules, the sides cards came from and the way the cards
+lie decide its place."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scorekeeper.rules import Card, Deal, Rules, random_legal_deal
-from scorekeeper.tracking.missing import Gap, place_missing_cards
+from scorekeeper.tracking.missing import Gap, SeatClues, place_in_vaza, place_missing_cards
 
 
 def c(text: str) -> Card:
@@ -48,7 +49,11 @@ def test_with_the_sides_seen_the_card_goes_back_exactly_where_it_was_played(
     read = [p for p in plays[first : first + 4] if p != plays[hidden]]
     sides = {card: seat for card, seat in seats.items() if card != plays[hidden]}
     placed = place_missing_cards(
-        before(start, plays, first), read + plays[first + 4 :], [Gap(0, 3)], [plays[hidden]], sides
+        before(start, plays, first),
+        read + plays[first + 4 :],
+        [Gap(0, 3)],
+        [plays[hidden]],
+        SeatClues(came_from=sides),
     )
     assert placed is not None
     assert list(placed.cards) == plays[first:]
@@ -106,9 +111,69 @@ def test_two_cards_never_read_in_two_vazas_leave_every_card_read_with_its_seat(
     cards = [p for p in plays[opened:] if p not in hidden]
     gaps = [Gap(4 * v - opened - i, 3) for i, v in enumerate(vazas)]
     sides = {card: seat for card, seat in seats.items() if card not in hidden}
-    placed = place_missing_cards(before(start, plays, opened), cards, gaps, hidden[::-1], sides)
+    placed = place_missing_cards(
+        before(start, plays, opened), cards, gaps, hidden[::-1], SeatClues(came_from=sides)
+    )
     assert placed is not None
     # Two cards that win nothing and go to the same seats can swap unseen; the others cannot.
     placed_seats = seats_of(before(start, plays, opened), list(placed.cards))
     assert {card: placed_seats[card] for card in cards} == {card: seats[card] for card in cards}
     assert placed.deal.is_complete
+
+
+VERTICAL = frozenset({0, 2})
+"""Seats 0 and 2 sit at the bottom and top of the image in these tests."""
+
+
+def lying(seats: dict[Card, int], *, along_own_axis: bool = True) -> SeatClues:
+    """Every card lies along its player's axis of the table (or, ``along_own_axis`` False, all
+    across it, as a deck with indices wider than tall reads)."""
+    return SeatClues(
+        upright={card: (seat in VERTICAL) == along_own_axis for card, seat in seats.items()},
+        vertical_seats=VERTICAL,
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), hidden=st.integers(0, 35), along=st.booleans())
+def test_with_how_the_cards_lie_and_no_side_seen_the_card_goes_back_where_it_was_played(
+    seed: int, hidden: int, along: bool
+) -> None:
+    # Cards seen only once they lay still (the throw is a blur): no side, only how they lie.
+    start, plays = whole_deal(seed)
+    first = hidden - hidden % 4
+    seats = seats_of(start, plays)
+    read = [p for p in plays[first : first + 4] if p != plays[hidden]]
+    clues = lying({k: v for k, v in seats.items() if k != plays[hidden]}, along_own_axis=along)
+    placed = place_missing_cards(
+        before(start, plays, first), read + plays[first + 4 :], [Gap(0, 3)], [plays[hidden]], clues
+    )
+    assert placed is not None
+    assert list(placed.cards) == plays[first:]
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), place=st.integers(0, 3))
+def test_the_last_vazas_card_never_read_goes_where_the_cards_lie_say_not_always_last(
+    seed: int, place: int
+) -> None:
+    start, plays = whole_deal(seed)
+    seats = seats_of(start, plays)
+    missing = plays[36 + place]
+    read = [p for p in plays[36:] if p != missing]
+    deal = place_in_vaza(
+        before(start, plays, 36),
+        read,
+        missing,
+        lying({k: v for k, v in seats.items() if k != missing}),
+    )
+    assert deal is not None and deal.is_complete
+    assert list(deal.tricks[-1].cards) == plays[36:]
+
+
+def test_the_last_vazas_card_goes_last_when_nothing_says_otherwise() -> None:
+    start, plays = whole_deal(3)
+    read = plays[36:39]
+    deal = place_in_vaza(before(start, plays, 36), read, plays[39])
+    assert deal is not None
+    assert list(deal.tricks[-1].cards) == plays[36:]

@@ -99,3 +99,36 @@ def test_track_from_truth_on_the_shipped_demo_clip(capsys: pytest.CaptureFixture
     out = json.loads(capsys.readouterr().out)
     assert out["ground_truth"]["tricks_right"] == out["ground_truth"]["tricks"] == 10
     assert out["record"]["deals"] == json.loads(Path(clip).read_text())["record"]["deals"]
+
+
+UNREAD_SEED = 34
+"""A tuning seed whose turned trunfo is played mid-deal (a turned trunfo never read is another
+case: the tracker starts the deal on it)."""
+
+
+@pytest.mark.parametrize("place", [13, 37])
+def test_a_card_never_read_goes_back_to_its_seat_by_how_the_cards_lie(place: int) -> None:
+    # Only what a webcam shows sharp: a card in flight is a streak, so no side it came from is
+    # seen, and this card is not read in any frame at all.
+    from scorekeeper.synth.simulate import simulate
+    from scorekeeper.synth.truth import detection_stream
+    from scorekeeper.vision.detections import FrameDetections
+
+    simulation = simulate(UNREAD_SEED)
+    truth = simulation.truth
+    unread = truth["record"]["deals"][0]["plays"][place]
+    frames = [
+        FrameDetections(
+            frame_index=f.frame_index,
+            cards=tuple(d for d in f.cards if d.card.notation != unread),
+            width=f.width,
+            height=f.height,
+        )
+        for f in detection_stream(simulation.timeline, sharp_only=True)
+    ]
+    tracked = track_stream(frames, tracker_for(truth))
+    assert tracked.record["deals"] == truth["record"]["deals"]
+    assert any(
+        getattr(e, "reason", None) in {"missing_card", "deduced"} and unread in str(e)
+        for e in tracked.events
+    ), "the card never read is told as placed, not as seen"

@@ -102,6 +102,12 @@ class TableGeometry:
         steps = (_COUNTER_CLOCKWISE.index(side) - _COUNTER_CLOCKWISE.index(self.seat0)) % 4
         return (-steps) % 4 if self.clockwise else steps
 
+    def seats_along(self, upright: bool) -> frozenset[int]:
+        """The two seats at the ends of the image's vertical axis (``upright``: top and bottom)
+        or of its horizontal one (left and right)."""
+        sides = (Side.TOP, Side.BOTTOM) if upright else (Side.LEFT, Side.RIGHT)
+        return frozenset(self.seat_at(side) for side in sides)
+
     def side_of_seat(self, seat: int) -> Side:
         step = -seat if self.clockwise else seat
         return _COUNTER_CLOCKWISE[(_COUNTER_CLOCKWISE.index(self.seat0) + step) % 4]

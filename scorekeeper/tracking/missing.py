@@ -6,19 +6,20 @@ not which gap each filled, nor its place in its vaza, which decide the seats of 
 through its winner, of every play after it. Each arrangement is tried through the rules engine:
 one the rules refuse (the turned trunfo played by another seat than the dealer, a card twice) is
 out, and of the rest the one that makes the fewest renúncias is taken (a wrong seat order makes
-players seem to revoke), then the one whose seats best agree with the sides cards were seen
-coming from; on a tie, the latest places, where the tracker puts a card it never read in the last
-vaza too.
+players seem to revoke), then the one whose seats best agree with what the sightings say of each
+card's seat (the side it came from, or the axis of the table it lies along); on a tie, the latest
+places. A card the last vaza lacks is placed in it the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import permutations, product
 
 from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules import Card, Deal
+from scorekeeper.rules.trick import TRICK_SIZE
 
 MOST_MISSING = 3
 """Beyond this many cards never read, the arrangements are too many to tell apart by the rules."""
@@ -34,14 +35,41 @@ class Gap:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatClues:
+    """What the sightings say of the seats of the cards read, short of their place in play."""
+
+    came_from: Mapping[Card, int] = field(default_factory=dict)
+    """The seat on the side a card was seen coming in from."""
+    upright: Mapping[Card, bool] = field(default_factory=dict)
+    """Whether a card lies with its long side up and down the image (False: across it)."""
+    vertical_seats: frozenset[int] = frozenset()
+    """The seats at the top and bottom of the image."""
+
+    def against(self, deal: Deal) -> tuple[int, int]:
+        """How many of ``deal``'s plays go to a seat other than the side they came from, and how
+        many lie against the table's habit: players lay cards along their own axis of the table
+        (or, with indices wider than tall, all across it); the habit is whichever of the two
+        the deal's plays follow more, so a table with none costs every order about the same."""
+        sides = along = across = 0
+        for _, card, seat in seated_plays(deal):
+            sides += self.came_from.get(card, seat) != seat
+            upright = self.upright.get(card)
+            if upright is not None:
+                if (seat in self.vertical_seats) == upright:
+                    along += 1
+                else:
+                    across += 1
+        return sides, min(along, across)
+
+
+@dataclass(frozen=True, slots=True)
 class Placement:
     deal: Deal
     """The deal with every card played in the order found."""
     cards: tuple[Card, ...]
     """The plays from the first gap's vaza on, in order."""
     places: tuple[tuple[Card, int], ...]
-    """Each card never read and its place in its vaza (from 0); a card the last vaza lacked
-    comes last, at place 3."""
+    """Each card never read and its place in its vaza (from 0)."""
 
 
 def place_missing_cards(
@@ -49,25 +77,51 @@ def place_missing_cards(
     cards: Sequence[Card],
     gaps: Sequence[Gap],
     missing: Sequence[Card],
-    sides: Mapping[Card, int] | None = None,
+    clues: SeatClues | None = None,
 ) -> Placement | None:
     """The best arrangement of ``missing`` into ``cards`` (read since ``before``, in landing order,
     with the ``gaps`` where a vaza was gathered a card short); a card beyond the gaps is the last
-    vaza's, played last. None when the rules refuse every arrangement, or the cards missing are
-    not the gaps' (plus at most one) or more than :data:`MOST_MISSING`."""
+    vaza's, whose read cards end ``cards``. ``clues``: what the sightings say of the seats of
+    the cards read, those of ``before`` included. None when the rules refuse every arrangement,
+    or the cards missing are not the gaps' (plus at most one) or more than
+    :data:`MOST_MISSING`."""
     if not len(gaps) <= len(missing) <= min(len(gaps) + 1, MOST_MISSING) or not missing:
         return None
-    best: tuple[tuple[int, int, int], Placement] | None = None
+    if len(missing) > len(gaps):
+        last_read = TRICK_SIZE - 1
+        if len(cards) < last_read:
+            return None
+        gaps = [*gaps, Gap(len(cards) - last_read, last_read)]
+    clues = clues or SeatClues()
+    best: tuple[tuple[int, int, int, int], Placement] | None = None
     for order in permutations(missing):
         for places in product(*(range(gap.read + 1) for gap in gaps)):
             played = _arrange(cards, gaps, order, places)
             deal = _replay(before, played)
             if deal is None:
                 continue
-            score = (len(deal.revokes), _disagreements(deal, sides or {}), -sum(places))
+            score = (len(deal.revokes), *clues.against(deal), -sum(places))
             if best is None or score < best[0]:
-                named = tuple(zip(order, (*places, 3)[: len(order)], strict=True))
+                named = tuple(zip(order, places, strict=True))
                 best = (score, Placement(deal, tuple(played), named))
+    return best[1] if best is not None else None
+
+
+def place_in_vaza(
+    trick_start: Deal, read: Sequence[Card], card: Card, clues: SeatClues | None = None
+) -> Deal | None:
+    """The deal with the vaza of ``read`` (played from ``trick_start``, in landing order) made
+    whole by ``card``, never read, at the place the rules and the ``clues`` fit best (on a tie,
+    last); None when the rules refuse it at every place."""
+    clues = clues or SeatClues()
+    best: tuple[tuple[int, int, int, int], Deal] | None = None
+    for place in range(len(read) + 1):
+        deal = _replay(trick_start, [*read[:place], card, *read[place:]])
+        if deal is None:
+            continue
+        score = (len(deal.revokes), *clues.against(deal), -place)
+        if best is None or score < best[0]:
+            best = (score, deal)
     return best[1] if best is not None else None
 
 
@@ -76,12 +130,11 @@ def _arrange(
 ) -> list[Card]:
     played: list[Card] = []
     taken = 0
-    for gap, card, place in zip(gaps, order, places, strict=False):
+    for gap, card, place in zip(gaps, order, places, strict=True):
         played += cards[taken : gap.start + place]
         played.append(card)
         taken = gap.start + place
     played += cards[taken:]
-    played += order[len(gaps) :]
     return played
 
 
@@ -92,10 +145,6 @@ def seated_plays(deal: Deal) -> list[tuple[int, Card, int]]:
         for number, trick in enumerate((*deal.tricks, deal.current_trick), start=1)
         for card, seat in zip(trick.cards, trick.seats(), strict=True)
     ]
-
-
-def _disagreements(deal: Deal, sides: Mapping[Card, int]) -> int:
-    return sum(1 for _, card, seat in seated_plays(deal) if sides.get(card, seat) != seat)
 
 
 def _replay(deal: Deal, cards: Sequence[Card]) -> Deal | None:

@@ -16,7 +16,13 @@ from scorekeeper.tracking.events import (
     TrickGathered,
     Uncertain,
 )
-from scorekeeper.tracking.missing import Gap, place_missing_cards, seated_plays
+from scorekeeper.tracking.missing import (
+    Gap,
+    SeatClues,
+    place_in_vaza,
+    place_missing_cards,
+    seated_plays,
+)
 from scorekeeper.tracking.play_identities import OTHER_CORNER_SHARE
 from scorekeeper.tracking.rooms import TrackerRooms
 from scorekeeper.tracking.runs import Played, Run
@@ -171,20 +177,52 @@ class Repairs(TrackerRooms):
             return (
                 reordered if reordered is not None else self._play(state, first, frame, weak=True)
             )
-        seat = state.deal.to_play
-        assert seat is not None
-        state.deal = state.deal.play(card)
-        state.trick.append(Played(card, seat, None))
-        state.confidence[card] = 0.0
-        events: list[Event] = [
-            CardPlayed(
-                frame=frame,
-                deal=state.number,
-                trick=TRICKS_PER_DEAL,
-                seat=seat,
-                card=card,
-                confidence=0.0,
-            ),
+        return self._deduce_last_card(state, card, frame)
+
+    def _deduce_last_card(self, state: DealState, card: Card, frame: int) -> list[Event]:
+        """``card``, never read, is the last vaza's missing one: it goes where the rules and what
+        the sightings say of the seats fit best, and the vaza's plays read after it move one
+        seat on (each told as corrected)."""
+        read = [p.card for p in state.trick]
+        deal = None
+        if state.trick_start is not None:
+            runs = {p.card: p.run for p in state.trick}
+            deal = place_in_vaza(state.trick_start, read, card, self._seat_clues(state, runs))
+        if deal is None:
+            deal = state.deal.play(card)
+        vaza = deal.tricks[-1]
+        runs_of = {p.card: p.run for p in state.trick}
+        before = len(deal.played) - CARDS_PER_TRICK
+        events: list[Event] = []
+        for position, (played, seat) in enumerate(zip(vaza.cards, vaza.seats(), strict=True)):
+            run = runs_of.get(played)
+            confidence = run.confidence if run is not None else 0.0
+            at = run.start_frame if run is not None else frame
+            if position < len(read) and read[position] != played:
+                events.append(
+                    PlayCorrected(
+                        frame=at,
+                        deal=state.number,
+                        trick=TRICKS_PER_DEAL,
+                        play=before + position + 1,
+                        seat=seat,
+                        card=played,
+                        confidence=confidence,
+                    )
+                )
+            elif position == len(read):
+                events.append(
+                    CardPlayed(
+                        frame=at,
+                        deal=state.number,
+                        trick=TRICKS_PER_DEAL,
+                        seat=seat,
+                        card=played,
+                        confidence=confidence,
+                    )
+                )
+        seat = vaza.seats()[vaza.cards.index(card)]
+        events.append(
             Uncertain(
                 frame=frame,
                 deal=state.number,
@@ -192,10 +230,15 @@ class Repairs(TrackerRooms):
                 card=card,
                 seat=seat,
                 detail=f"{card} was never read; it is the one card left, so {seat_label(seat)} "
-                f"played it in the last vaza",
-            ),
+                f"played it in the last vaza, as its card {vaza.cards.index(card) + 1}",
+            )
+        )
+        state.deal = deal
+        state.trick = [
+            Played(c, s, runs_of.get(c)) for c, s in zip(vaza.cards, vaza.seats(), strict=True)
         ]
-        return events + self._new_revokes(state, frame, card)
+        state.confidence[card] = 0.0
+        return events + self._new_revokes(state, frame, vaza.cards[-1])
 
     def _landed_at(self, state: DealState, run: Run) -> int:
         """When the card of ``run`` came to rest: its first sighting inside where it lay later in
@@ -523,6 +566,20 @@ class Repairs(TrackerRooms):
             hole.short_from = len(hole.held) - len(state.trick)
         return []
 
+    def _seat_clues(self, state: DealState, runs: dict[Card, Run | None]) -> SeatClues:
+        """What the sightings say of the seats of the deal's plays so far and of ``runs``."""
+        played = {card: run for card, run in state.runs.items() if run is not None}
+        played.update({card: run for card, run in runs.items() if run is not None})
+        return SeatClues(
+            came_from={
+                card: self.geometry.seat_at(run.approach)
+                for card, run in played.items()
+                if run.approach is not None
+            },
+            upright={card: run.upright for card, run in played.items() if run.upright is not None},
+            vertical_seats=self.geometry.seats_along(True),
+        )
+
     def _fill_hole(self, state: DealState, frame: int) -> list[Event]:
         """Put the cards never read where the rules fit them best, replay the held cards with
         them, and tell what changed: the plays told before are corrected, the held ones played."""
@@ -533,12 +590,9 @@ class Repairs(TrackerRooms):
         seen = hole.before.played | set(held)
         missing = [card for card in DECK if card not in seen]
         runs = {p.card: p.run for p in hole.held}
-        sides = {
-            card: self.geometry.seat_at(run.approach)
-            for card, run in runs.items()
-            if run is not None and run.approach is not None
-        }
-        placement = place_missing_cards(hole.before, held, hole.gaps, missing, sides)
+        placement = place_missing_cards(
+            hole.before, held, hole.gaps, missing, self._seat_clues(state, runs)
+        )
         if placement is not None:
             deal = placement.deal
             order = list(placement.cards)

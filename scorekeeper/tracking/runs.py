@@ -12,6 +12,12 @@ from scorekeeper.tracking.geometry import Point, Side
 from scorekeeper.vision.boxes import Box, center
 from scorekeeper.vision.detections import CardDetection
 
+INDEX_ASPECT = 1.25
+"""How much longer than wide an index box must be to tell which way it stands: a printed index
+(rank over suit) is about 1.6 times as tall as wide, and one turned half-way between is square."""
+MIN_ASPECT_READS = 2
+ASPECT_MAJORITY = 0.75
+
 
 @dataclass(slots=True, eq=False)
 class Run:
@@ -34,10 +40,21 @@ class Run:
     """The run of the same name, lying nearby, that this one was read apart from. Once both are
     read at once, two cards lie there that the reader names alike (a deck misread
     systematically): this one may be played too, and the deal's decoding decides its card."""
+    upright_reads: int = 0
+    """Sightings by one corner index standing up in the image (taller than wide): the card lies
+    with its long side up and down the image."""
+    sideways_reads: int = 0
+    """Sightings by one corner index lying on its side (wider than tall)."""
 
     def add(self, detection: CardDetection, frame: int) -> None:
         self.frames.append(frame)
         self.boxes.append(detection.box)
+        if detection.corners == 1:
+            x1, y1, x2, y2 = detection.box
+            if y2 - y1 > INDEX_ASPECT * (x2 - x1):
+                self.upright_reads += 1
+            elif x2 - x1 > INDEX_ASPECT * (y2 - y1):
+                self.sideways_reads += 1
         self.confidence_sum += detection.confidence
         self.sightings.append(sighting_evidence(detection.options()))
 
@@ -47,6 +64,19 @@ class Run:
         for sighting in self.sightings:
             reads.add(sighting)
         return reads
+
+    @property
+    def upright(self) -> bool | None:
+        """Whether the card lies with its long side up and down the image (True) or across it
+        (False), by most of its single-index sightings; None when they are too few or split."""
+        votes = self.upright_reads + self.sideways_reads
+        if votes < MIN_ASPECT_READS:
+            return None
+        if self.upright_reads >= ASPECT_MAJORITY * votes:
+            return True
+        if self.sideways_reads >= ASPECT_MAJORITY * votes:
+            return False
+        return None
 
     @property
     def start_frame(self) -> int:
