@@ -158,14 +158,31 @@ class Repairs(TrackerRooms):
     ) -> list[Event]:
         """The last vaza vanished (or the stream ended) one card short: every other card of the
         deck has been played, so the missing one is the card left, and it is put back where it
-        was glimpsed landing, or last when it was never read (flagged either way)."""
-        if (
-            len(state.deal.tricks) != TRICKS_PER_DEAL - 1
-            or len(state.trick) != CARDS_PER_TRICK - 1
-            or (not stream_ended and frame - self._trick_last_seen(state) < self._clear)
+        was glimpsed landing, or where the rules and the sightings fit it when it was never read
+        (flagged either way). The dealer's trunfo refused there for another seat is one of the
+        vaza's cards too: a card before it was never read."""
+        if len(state.deal.tricks) != TRICKS_PER_DEAL - 1 or (
+            not stream_ended and frame - self._trick_last_seen(state) < self._clear
         ):
             return []
         left = [card for card in DECK if card not in state.deal.played]
+        if len(state.trick) == CARDS_PER_TRICK - 2 and len(left) == 2:
+            turned = self._turned_refused(state, self._trick_last_seen(state))
+            unread = [card for card in left if turned is None or card != turned.card]
+            track = self._tracks.get(unread[0]) if len(unread) == 1 else None
+            if (
+                turned is None
+                or len(unread) != 1
+                or (track is not None and any(r.start_frame > state.cleared_at for r in track.runs))
+            ):
+                return []
+            read = sorted(
+                [*state.trick, Played(turned.card, -1, turned)],
+                key=lambda p: p.run.start_frame if p.run else -1,
+            )
+            return self._deduce_last_card(state, unread[0], frame, read=read)
+        if len(state.trick) != CARDS_PER_TRICK - 1:
+            return []
         if len(left) != 1 or not self._allowed(state, left[0]):
             return []
         card = left[0]
@@ -179,26 +196,36 @@ class Repairs(TrackerRooms):
             )
         return self._deduce_last_card(state, card, frame)
 
-    def _deduce_last_card(self, state: DealState, card: Card, frame: int) -> list[Event]:
+    def _deduce_last_card(
+        self, state: DealState, card: Card, frame: int, *, read: list[Played] | None = None
+    ) -> list[Event]:
         """``card``, never read, is the last vaza's missing one: it goes where the rules and what
-        the sightings say of the seats fit best, and the vaza's plays read after it move one
-        seat on (each told as corrected)."""
-        read = [p.card for p in state.trick]
+        the sightings say of the seats fit best among the vaza's ``read`` cards (in landing
+        order; default: the ones played), and the plays read after it move one seat on (each
+        told as corrected)."""
+        read = list(state.trick) if read is None else read
+        runs_of = {p.card: p.run for p in read}
         deal = None
         if state.trick_start is not None:
-            runs = {p.card: p.run for p in state.trick}
-            deal = place_in_vaza(state.trick_start, read, card, self._seat_clues(state, runs))
+            deal = place_in_vaza(
+                state.trick_start,
+                [p.card for p in read],
+                card,
+                self._seat_clues(state, runs_of),
+            )
         if deal is None:
+            if len(read) != len(state.trick):
+                return []
             deal = state.deal.play(card)
         vaza = deal.tricks[-1]
-        runs_of = {p.card: p.run for p in state.trick}
+        told = [p.card for p in state.trick]
         before = len(deal.played) - CARDS_PER_TRICK
         events: list[Event] = []
         for position, (played, seat) in enumerate(zip(vaza.cards, vaza.seats(), strict=True)):
             run = runs_of.get(played)
             confidence = run.confidence if run is not None else 0.0
             at = run.start_frame if run is not None else frame
-            if position < len(read) and read[position] != played:
+            if position < len(told) and told[position] != played:
                 events.append(
                     PlayCorrected(
                         frame=at,
@@ -210,7 +237,7 @@ class Repairs(TrackerRooms):
                         confidence=confidence,
                     )
                 )
-            elif position == len(read):
+            elif position >= len(told):
                 events.append(
                     CardPlayed(
                         frame=at,
@@ -238,6 +265,10 @@ class Repairs(TrackerRooms):
             Played(c, s, runs_of.get(c)) for c, s in zip(vaza.cards, vaza.seats(), strict=True)
         ]
         state.confidence[card] = 0.0
+        for played, run in runs_of.items():
+            if run is not None:
+                state.runs[played] = run
+                state.confidence.setdefault(played, run.confidence)
         return events + self._new_revokes(state, frame, vaza.cards[-1])
 
     def _landed_at(self, state: DealState, run: Run) -> int:
