@@ -16,7 +16,10 @@ INDEX_ASPECT = 1.25
 """How much longer than wide an index box must be to tell which way it stands: a printed index
 (rank over suit) is about 1.6 times as tall as wide, and one turned half-way between is square."""
 MIN_ASPECT_READS = 2
+"""Single-index sightings it takes to tell which way a card lies (one may be a covered corner)."""
 ASPECT_MAJORITY = 0.75
+"""The share of them that must agree. Lower lets a card turned askew count; higher leaves more cards
+saying nothing of their seat."""
 
 
 @dataclass(slots=True, eq=False)
