@@ -51,23 +51,15 @@ def track_without(
     frames: list[Any], truth: dict[str, Any], unread: str | None, thresholds: Any
 ) -> dict[str, Any]:
     """The tracker's record of the deal with every read of ``unread`` taken out, against the
-    truth: plays right, exact or not, and the first play it got wrong."""
-    from scorekeeper.rules import Rules
+    truth: how many plays are right, and whether the deal is exact."""
+    from scorekeeper.rules import Card, Rules
     from scorekeeper.tracking import TableGeometry, Tracker
     from scorekeeper.tracking.evaluate import compare
+    from scorekeeper.tracking.noise import never_read
     from scorekeeper.tracking.offline import track_stream
-    from scorekeeper.vision.detections import FrameDetections
 
     if unread is not None:
-        frames = [
-            FrameDetections(
-                frame_index=f.frame_index,
-                cards=tuple(d for d in f.cards if d.card.notation != unread),
-                width=f.width,
-                height=f.height,
-            )
-            for f in frames
-        ]
+        frames = never_read(frames, Card.parse(unread))
     tracker = Tracker(
         TableGeometry.from_json(truth["geometry"]),
         Rules.from_json(truth["record"]["rules"]),

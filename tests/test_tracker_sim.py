@@ -116,22 +116,15 @@ def test_a_card_never_read_goes_back_to_its_seat_by_how_the_cards_lie(
 ) -> None:
     # Only what a webcam shows sharp: a card in flight is a streak, so no side it came from is
     # seen, and this card is not read in any frame at all.
+    from scorekeeper.rules import Card
     from scorekeeper.synth.simulate import simulate
     from scorekeeper.synth.truth import detection_stream
-    from scorekeeper.vision.detections import FrameDetections
+    from scorekeeper.tracking.noise import never_read
 
     simulation = simulate(seed)
     truth = simulation.truth
     unread = truth["record"]["deals"][0]["plays"][place]
-    frames = [
-        FrameDetections(
-            frame_index=f.frame_index,
-            cards=tuple(d for d in f.cards if d.card.notation != unread),
-            width=f.width,
-            height=f.height,
-        )
-        for f in detection_stream(simulation.timeline, sharp_only=True)
-    ]
+    frames = never_read(detection_stream(simulation.timeline, sharp_only=True), Card.parse(unread))
     tracked = track_stream(frames, tracker_for(truth))
     assert tracked.record["deals"] == truth["record"]["deals"]
     assert any(

@@ -1,7 +1,8 @@
 """Degrade perfect detections the way a real reader and a real table do, to test the tracker.
 
 Frames dropped (the reader too slow, or nothing read), cards misread for a frame or two, ghost
-cards for one frame, and hands covering part of the table for a few frames. Deterministic for a
+cards for one frame, hands covering part of the table for a few frames, and a card never read at
+all. Deterministic for a
 given ``random.Random``; the input frames are never changed, new ones are made.
 """
 
@@ -211,3 +212,8 @@ def _neighbour(card: Card, rng: random.Random) -> Card:
     at = ranks.index(card.rank)
     choices = [ranks[i] for i in (at - 1, at + 1) if 0 <= i < len(ranks)]
     return Card(rng.choice(choices), card.suit)
+
+
+def never_read(frames: Iterable[FrameDetections], card: Card) -> list[FrameDetections]:
+    """``frames`` with every read of ``card`` taken out: a card the reader never named."""
+    return [replace(f, cards=tuple(d for d in f.cards if d.card != card)) for f in frames]

@@ -4,6 +4,8 @@ which card was never read, see :mod:`scorekeeper.tracking.missing`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules import DECK, Card, Deal, seat_label
 from scorekeeper.rules.deal import TRICKS_PER_DEAL
@@ -218,36 +220,18 @@ class Repairs(TrackerRooms):
                 return []
             deal = state.deal.play(card)
         vaza = deal.tricks[-1]
-        told = [p.card for p in state.trick]
-        before = len(deal.played) - CARDS_PER_TRICK
-        events: list[Event] = []
-        for position, (played, seat) in enumerate(zip(vaza.cards, vaza.seats(), strict=True)):
-            run = runs_of.get(played)
-            confidence = run.confidence if run is not None else 0.0
-            at = run.start_frame if run is not None else frame
-            if position < len(told) and told[position] != played:
-                events.append(
-                    PlayCorrected(
-                        frame=at,
-                        deal=state.number,
-                        trick=TRICKS_PER_DEAL,
-                        play=before + position + 1,
-                        seat=seat,
-                        card=played,
-                        confidence=confidence,
-                    )
-                )
-            elif position >= len(told):
-                events.append(
-                    CardPlayed(
-                        frame=at,
-                        deal=state.number,
-                        trick=TRICKS_PER_DEAL,
-                        seat=seat,
-                        card=played,
-                        confidence=confidence,
-                    )
-                )
+        confidence = {
+            played: run.confidence if run is not None else 0.0 for played, run in runs_of.items()
+        }
+        events = self._retell(
+            state,
+            deal,
+            first=len(deal.played) - CARDS_PER_TRICK,
+            told=state.deal.plays,
+            runs=runs_of,
+            confidence={**confidence, card: 0.0},
+            frame=frame,
+        )
         seat = vaza.seats()[vaza.cards.index(card)]
         events.append(
             Uncertain(
@@ -597,6 +581,50 @@ class Repairs(TrackerRooms):
             hole.short_from = len(hole.held) - len(state.trick)
         return []
 
+    def _retell(
+        self,
+        state: DealState,
+        deal: Deal,
+        *,
+        first: int,
+        told: Sequence[Card],
+        runs: Mapping[Card, Run | None],
+        confidence: Mapping[Card, float],
+        frame: int,
+    ) -> list[Event]:
+        """The events that bring what was ``told`` (the deal's plays in order) to ``deal``, from
+        its play ``first`` on: a ``play_corrected`` for each told play whose card changed (its
+        seat may have too), a ``card_played`` for each play beyond them."""
+        events: list[Event] = []
+        for index, (trick_no, card, seat) in enumerate(seated_plays(deal)[first:], start=first):
+            run = runs.get(card)
+            at = run.start_frame if run else frame
+            if index < len(told):
+                if told[index] != card:
+                    events.append(
+                        PlayCorrected(
+                            frame=at,
+                            deal=state.number,
+                            trick=trick_no,
+                            play=index + 1,
+                            seat=seat,
+                            card=card,
+                            confidence=confidence[card],
+                        )
+                    )
+            else:
+                events.append(
+                    CardPlayed(
+                        frame=at,
+                        deal=state.number,
+                        trick=trick_no,
+                        seat=seat,
+                        card=card,
+                        confidence=confidence[card],
+                    )
+                )
+        return events
+
     def _seat_clues(self, state: DealState, runs: dict[Card, Run | None]) -> SeatClues:
         """What the sightings say of the seats of the deal's plays so far and of ``runs``."""
         played = {card: run for card, run in state.runs.items() if run is not None}
@@ -649,35 +677,20 @@ class Repairs(TrackerRooms):
             Uncertain(frame=frame, deal=state.number, reason="missing_card", detail=detail)
         ]
         plays = seated_plays(deal)
-        for index in range(len(hole.before.played), len(plays)):
-            trick_no, card, seat = plays[index]
+        first = len(hole.before.played)
+        confidence = {}
+        for _, card, _ in plays[first:]:
             run = runs.get(card)
-            confidence = state.confidence.setdefault(card, run.confidence if run else 0.0)
-            at = run.start_frame if run else frame
-            if index < len(hole.told):
-                if hole.told[index] != card:
-                    events.append(
-                        PlayCorrected(
-                            frame=at,
-                            deal=state.number,
-                            trick=trick_no,
-                            play=index + 1,
-                            seat=seat,
-                            card=card,
-                            confidence=confidence,
-                        )
-                    )
-            else:
-                events.append(
-                    CardPlayed(
-                        frame=at,
-                        deal=state.number,
-                        trick=trick_no,
-                        seat=seat,
-                        card=card,
-                        confidence=confidence,
-                    )
-                )
+            confidence[card] = state.confidence.setdefault(card, run.confidence if run else 0.0)
+        events += self._retell(
+            state,
+            deal,
+            first=first,
+            told=hole.told,
+            runs=runs,
+            confidence=confidence,
+            frame=frame,
+        )
         for trick_no in range(hole.trick, len(deal.tricks) + 1):
             trick = deal.tricks[trick_no - 1]
             winner = trick.winner(deal.trump)
