@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from scorekeeper.training.classifier import stroke
 
@@ -68,3 +69,41 @@ def test_a_webcam_view_of_a_smaller_index_keeps_less_of_it() -> None:
         )
 
     assert median_sharpness((9.0, 12.0)) < median_sharpness((30.0, 37.0))
+
+
+def test_only_crops_cut_from_flat_faces_are_made_into_webcam_views(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A scene crop is already rendered small, soft and dim: a second webcam pass overdoes it."""
+    from scorekeeper.training import classifier
+
+    made: list[bool] = []
+    real_view = classifier.webcam_view
+
+    def spy(crop: np.ndarray, *args: object, **kwargs: object) -> np.ndarray:
+        made.append(True)
+        return real_view(crop, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(classifier, "webcam_view", spy)
+    contexts = np.full((2, classifier.CONTEXT_SIZE, classifier.CONTEXT_SIZE, 3), 230, np.uint8)
+    data = classifier.CropData(
+        context=contexts,
+        context_labels=np.array([0, 1]),
+        fixed=np.full((1, 48, 48, 3), 230, np.uint8),
+        fixed_labels=np.array([2]),
+        val=np.zeros((0, 48, 48, 3), np.uint8),
+        val_labels=np.zeros(0, np.int64),
+        face_contexts=1,
+    )
+    recipe = classifier.ClassifierRecipe()
+    rng = np.random.default_rng(0)
+
+    def share_made(i: int, draws: int = 300) -> float:
+        made.clear()
+        for _ in range(draws):
+            assert classifier.training_view(data, i, rng, recipe).shape == (48, 48, 3)
+        return len(made) / draws
+
+    assert abs(share_made(0) - classifier.WEBCAM_SHARE) < 0.08  # the face crop
+    assert share_made(1) == 0.0  # a scene crop
+    assert share_made(2) == 0.0  # a folder crop, cut from a scene too

@@ -44,12 +44,15 @@ at 0.3 it names real index crops better (top-1 0.895 -> 0.920) but the tracker, 
 deal videos with it, rebuilt 16 of 20 deals against 19 without it."""
 JPEG_SHARE = 0.3
 """Crops passed through JPEG at low quality, as a webcam's MJPEG stream and phone photos are."""
-WEBCAM_SHARE = 0.35
-"""Crops made the way a webcam makes them (:func:`webcam_view`): the index rendered at
+WEBCAM_SHARE = 0.7
+"""Face crops made the way a webcam makes them (:func:`webcam_view`): the index rendered at
 ``WEBCAM_INDEX_PX``, blurred by the lens, noised by the sensor and JPEG-compressed at that size,
 then enlarged to the classifier's square as the reader enlarges a small crop. A webcam a metre
 above the table shows indices 13-37 px tall; a classifier that never saw one so small is sure of
-the wrong suit there (a soft club and a soft spade are both a dark blob)."""
+the wrong suit there (a soft club and a soft spade are both a dark blob). Only the crops cut from
+flat faces (:attr:`CropData.face_contexts`) are made so: a scene crop is already rendered at its
+own size, blur and light, and made into a webcam view again it came out softer and darker than a
+real webcam's crops (sharpness 1.3 against 1.8, brightness 84-104 against 181)."""
 WEBCAM_INDEX_PX = (13.0, 37.0)
 QUARTER_TURN_SHARE = 0.5
 """Crops turned a random quarter turn. Scene crops come at every angle already; the deal-video
@@ -354,6 +357,9 @@ class CropData:
     fixed_labels: np.ndarray
     val: np.ndarray  # V x size x size x 3
     val_labels: np.ndarray
+    face_contexts: int = 0
+    """The first ``face_contexts`` context crops were cut from flat faces (with the hard negatives
+    handed in beside them); the rest from rendered scenes."""
 
     def summary(self) -> dict[str, int]:
         return {
@@ -411,6 +417,7 @@ def load_crop_data(
         fixed_labels=cat(fixed_labels, (), np.int64),
         val=cat(val, (size, size, 3), np.uint8),
         val_labels=cat(val_labels, (), np.int64),
+        face_contexts=len(face_crops[0]) if face_crops is not None else 0,
     )
 
 
@@ -450,6 +457,32 @@ class ClassifierRecipe:
     webcam_index_px: tuple[float, float] = WEBCAM_INDEX_PX
     club_spade_weight: float = CLUB_SPADE_WEIGHT
     quarter_turn_share: float = QUARTER_TURN_SHARE
+
+
+def training_view(
+    data: CropData, i: int, rng: np.random.Generator, recipe: ClassifierRecipe
+) -> np.ndarray:
+    """Training crop ``i`` (context crops first, then fixed ones) as one step sees it."""
+    n_context = len(data.context)
+    if i < n_context:
+        crop = jittered_crop(data.context[i], rng, margin=recipe.margin, size=recipe.size)
+    else:
+        crop = data.fixed[i - n_context]
+    if recipe.quarter_turn_share and rng.random() < recipe.quarter_turn_share:
+        crop = np.ascontiguousarray(np.rot90(crop, int(rng.integers(1, 4))))
+    if rng.random() < 0.5:
+        crop = rotate_small(crop, rng)
+    if rng.random() < STRETCH_SHARE:
+        crop = stretch(crop, rng)
+    # Off, no draw: the random stream stays the one the shipped weights trained on.
+    if STROKE_SHARE and rng.random() < STROKE_SHARE:
+        crop = stroke(crop, rng)
+    crop = photometric(crop, rng)
+    if i < data.face_contexts and rng.random() < recipe.webcam_share:
+        return webcam_view(crop, rng, margin=recipe.margin, index_px=recipe.webcam_index_px)
+    if rng.random() < JPEG_SHARE:
+        return jpeg(crop, rng)
+    return crop
 
 
 def train_classifier(
@@ -529,7 +562,6 @@ def train_classifier(
     weights /= weights.sum()
     criterion = nn.CrossEntropyLoss(label_smoothing=recipe.label_smoothing)
     rng = np.random.default_rng(recipe.seed + start_epoch)
-    n_context = len(data.context)
 
     for epoch in range(start_epoch, recipe.epochs):
         model.train()
@@ -542,29 +574,7 @@ def train_classifier(
             picks = rng.choice(n_train, recipe.batch, p=weights)
             batch = np.empty((recipe.batch, recipe.size, recipe.size, 3), np.uint8)
             for j, i in enumerate(picks):
-                if i < n_context:
-                    crop = jittered_crop(
-                        data.context[i], rng, margin=recipe.margin, size=recipe.size
-                    )
-                else:
-                    crop = data.fixed[i - n_context]
-                if recipe.quarter_turn_share and rng.random() < recipe.quarter_turn_share:
-                    crop = np.ascontiguousarray(np.rot90(crop, int(rng.integers(1, 4))))
-                if rng.random() < 0.5:
-                    crop = rotate_small(crop, rng)
-                if rng.random() < STRETCH_SHARE:
-                    crop = stretch(crop, rng)
-                # Off, no draw: the random stream stays the one the shipped weights trained on.
-                if STROKE_SHARE and rng.random() < STROKE_SHARE:
-                    crop = stroke(crop, rng)
-                crop = photometric(crop, rng)
-                if recipe.webcam_share and rng.random() < recipe.webcam_share:
-                    crop = webcam_view(
-                        crop, rng, margin=recipe.margin, index_px=recipe.webcam_index_px
-                    )
-                elif rng.random() < JPEG_SHARE:
-                    crop = jpeg(crop, rng)
-                batch[j] = crop
+                batch[j] = training_view(data, int(i), rng, recipe)
             x = _to_tensor(batch).to(device, memory_format=torch.channels_last)
             y = torch.from_numpy(labels[picks]).to(device)
             optimizer.zero_grad(set_to_none=True)
