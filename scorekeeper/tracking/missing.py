@@ -100,7 +100,7 @@ def place_missing_cards(
             deal = _replay(before, played)
             if deal is None:
                 continue
-            score = (len(deal.revokes), *clues.against(deal), -sum(places))
+            score = _rank(deal, clues, lateness=sum(places))
             if best is None or score < best[0]:
                 named = tuple(zip(order, places, strict=True))
                 best = (score, Placement(deal, tuple(played), named))
@@ -119,10 +119,16 @@ def place_in_vaza(
         deal = _replay(trick_start, [*read[:place], card, *read[place:]])
         if deal is None:
             continue
-        score = (len(deal.revokes), *clues.against(deal), -place)
+        score = _rank(deal, clues, lateness=place)
         if best is None or score < best[0]:
             best = (score, deal)
     return best[1] if best is not None else None
+
+
+def _rank(deal: Deal, clues: SeatClues, *, lateness: int) -> tuple[int, int, int, int]:
+    """How badly an arrangement fits (lower is better): renúncias it makes players seem to
+    commit, then its plays against the sightings' clues, then the earlier places."""
+    return (len(deal.revokes), *clues.against(deal), -lateness)
 
 
 def _arrange(
