@@ -54,11 +54,6 @@ flat faces (:attr:`CropData.face_contexts`) are made so: a scene crop is already
 own size, blur and light, and made into a webcam view again it came out softer and darker than a
 real webcam's crops (sharpness 1.3 against 1.8, brightness 84-104 against 181)."""
 WEBCAM_INDEX_PX = (13.0, 37.0)
-WEBCAM_SHARPEN_SHARE = 0.6
-"""Webcam views passed through the camera's own denoise-and-sharpen (:func:`webcam_sharpen`).
-Real webcam crops of a dim card carry a light halo around the card's edge and the index's strokes
-(a quarter of the real webcam crops are that dim, and the classifier named 0.41 of them against
-0.80-0.85 of the brighter ones); a view only blurred, noised and compressed has none."""
 QUARTER_TURN_SHARE = 0.5
 """Crops turned a random quarter turn. Scene crops come at every angle already; the deal-video
 crops lie near the four seats' angles and the face crops near upright, and the reader averages
@@ -335,8 +330,6 @@ def webcam_view(
     if rng.random() < 0.3:  # a dim room: the sensor's gain lifts the noise with the picture
         small = small * rng.uniform(0.35, 0.7)
     small = small + rng.normal(0.0, rng.uniform(1.0, 8.0), small.shape)
-    if rng.random() < WEBCAM_SHARPEN_SHARE:
-        small = webcam_sharpen(small, rng)
     small = np.clip(small, 0, 255).astype(np.uint8)
     ok, encoded = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, int(rng.uniform(20, 80))])
     # Decoding what was just encoded does not fail; the check only tells mypy so.
@@ -344,21 +337,6 @@ def webcam_view(
     if decoded is not None:
         small = decoded
     return cv2.resize(small, (size, size), interpolation=cv2.INTER_LINEAR)
-
-
-def webcam_sharpen(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """What a webcam's processing does to a soft, noisy picture before it compresses it: smooth
-    the noise away, then sharpen the edges (an unsharp mask about a native pixel wide), which
-    leaves a light halo outside every dark edge and a dark one inside. Returns float32, unclipped
-    (the caller clips)."""
-    import cv2
-
-    out = np.asarray(image, np.float32)
-    if rng.random() < 0.5:
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.5, 0.9))
-    soft = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.8, 1.6))
-    sharpened: np.ndarray = out + rng.uniform(0.6, 2.5) * (out - soft)
-    return sharpened
 
 
 def rotate_small(crop: np.ndarray, rng: np.random.Generator, degrees: float = 12.0) -> np.ndarray:
