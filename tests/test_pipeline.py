@@ -17,7 +17,7 @@ from scorekeeper.errors import SourceError
 from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec
 from scorekeeper.pipeline.session import TableSession
 from scorekeeper.rules import Rules, replay_record
-from scorekeeper.store import Store
+from scorekeeper.store import DealStarted, Store
 from scorekeeper.synth.simulate import demo_clip, detections_for_truth
 from scorekeeper.tracking import TableGeometry
 from scorekeeper.vision.detections import FrameDetections
@@ -257,3 +257,54 @@ def test_rules_option_reads_presets_and_pairs():
 def test_spec_of_a_missing_file_is_refused_before_anything_runs(tmp_path):
     with pytest.raises(SourceError):
         ResilientCapture(SourceSpec(str(tmp_path / "x.mp4"))).open()
+
+
+def test_a_deal_started_on_the_page_is_followed_when_the_camera_cannot_read_the_trunfo(
+    clip, tmp_path
+):
+    truth, frames = clip
+    deal = truth["record"]["deals"][0]
+    turned = deal["trump"]
+    played_at = next(
+        e["frame"] for e in truth["events"] if e["type"] == "card_played" and e["card"] == turned
+    )
+    # The turned card is never read while it lies by the dealer (face down, under a hand).
+    hidden = [
+        FrameDetections(
+            f.frame_index,
+            tuple(d for d in f.cards if f.frame_index >= played_at or d.card.notation != turned),
+            f.width,
+            f.height,
+        )
+        for f in frames
+    ]
+    second_card = [e["frame"] for e in truth["events"] if e["type"] == "card_played"][1]
+    session = session_for((truth, hidden), tmp_path)
+    store = session.open_store()
+
+    class TableWithPhone(ClipCamera):
+        def read(self):
+            if self.position == second_card + 20:  # two cards lie in the middle by now
+                store.append("mesa", DealStarted(dealer=deal["dealer"], turned=turned))
+            return super().read()
+
+    run_with_camera(session, store, lambda: TableWithPhone(len(frames)))
+    assert store.record("mesa")["deals"] == [
+        {"dealer": deal["dealer"], "trump": turned, "plays": deal["plays"]}
+    ]
+    assert replay_record(store.record("mesa"))["score"] == truth["score"]
+
+
+def test_without_a_readable_trunfo_or_the_page_no_deal_is_recorded(clip, tmp_path):
+    truth, frames = clip
+    turned = truth["record"]["deals"][0]["trump"]
+    blind = [
+        FrameDetections(
+            f.frame_index, tuple(d for d in f.cards if d.card.notation != turned), f.width, f.height
+        )
+        for f in frames
+    ]
+    session = session_for((truth, blind), tmp_path)
+    store = session.open_store()
+    run_with_camera(session, store, lambda: ClipCamera(len(frames)))
+    assert store.record("mesa")["deals"] == []

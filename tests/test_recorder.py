@@ -45,6 +45,21 @@ def test_a_deal_seen_by_the_camera_is_in_the_store(store):
     assert recorder.written == 6 and warnings == []
 
 
+def test_a_deal_the_page_started_and_the_tracker_took_up_is_stored_once(store):
+    store.append("mesa", DealStarted(dealer=3, turned="2C"))
+    recorder = StoreRecorder(store, "mesa")
+    recorder.record(
+        [
+            game.DealStarted(
+                frame=3, deal=1, dealer=3, turned=Card.parse("2C"), confidence=1.0, from_page=True
+            ),
+            played(10, 0, "AS"),
+        ]
+    )
+    assert store.record("mesa")["deals"] == [{"dealer": 3, "trump": "2C", "plays": ["AS"]}]
+    assert recorder.written == 1
+
+
 def test_a_play_the_log_refuses_is_reported_and_the_match_is_untouched(store):
     warnings: list[str] = []
     recorder = StoreRecorder(store, "mesa", warn=warnings.append)

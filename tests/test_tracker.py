@@ -564,6 +564,47 @@ def test_cards_played_before_the_turned_card_could_be_read_count_once_it_is() ->
     assert {u.card for u in uncertain(events, "play_before_turned")} == {c("2S"), c("KS")}
 
 
+def test_a_deal_started_on_the_page_counts_the_cards_already_played_without_a_turned_card() -> None:
+    scene = Scene()
+    plays = TRICK_1 + [c("3S"), c("4S")]
+    truth = stage_deal(scene, dealer=3, turned=c("AH"), plays=plays)
+    scene.hide(c("AH"), range(scene.end + 30))  # the turned card is never read
+    frames = scene.frames()
+    taken_at = truth.plays[1][0] + 10  # two cards lie in the middle when the table starts it
+    tracker = Tracker(GEOMETRY, fps=FPS)
+    events = run(frames[:taken_at], tracker, finish=False)
+    assert plays_of(events) == []
+    events += tracker.take_up(Deal.start(dealer=3, turned=c("AH")))
+    events += run(frames[taken_at:], tracker)
+    started = [e for e in events if isinstance(e, DealStarted)]
+    assert [(e.dealer, e.turned, e.from_page) for e in started] == [(3, c("AH"), True)]
+    assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
+
+
+def test_a_deal_from_the_page_with_plays_entered_there_goes_on_from_them() -> None:
+    scene, truth = one_trick_scene()
+    scene.hide(c("AH"), range(scene.end + 30))
+    frames = scene.frames()
+    tracker = Tracker(GEOMETRY, fps=FPS)
+    entered = Deal.start(dealer=3, turned=c("AH")).play_all(TRICK_1[:3])
+    before_fourth = truth.plays[3][0] - 5
+    run(frames[:before_fourth], tracker, finish=False)
+    tracker.take_up(entered)
+    events = run(frames[before_fourth:], tracker)
+    assert plays_of(events) == [(truth.plays[3][1], TRICK_1[3])]
+    assert [e.winner for e in events if isinstance(e, TrickGathered)] == [2]
+
+
+def test_a_deal_is_taken_up_from_the_page_only_while_no_deal_is_under_way() -> None:
+    scene, _ = one_trick_scene()
+    tracker = Tracker(GEOMETRY, fps=FPS)
+    run(scene.frames(until=40), tracker, finish=False)
+    assert tracker.deal is not None
+    with pytest.raises(ValueError, match="under way"):
+        tracker.take_up(Deal.start(dealer=0, turned=c("7C")))
+    assert tracker.deal.turned == c("AH")
+
+
 def test_a_card_dropped_half_over_the_previous_one_is_a_play_not_a_misread_of_it() -> None:
     scene, truth = one_trick_scene()
     landed, _, card = truth.plays[3]  # 5S lands on AS, whose box is read both corners at once

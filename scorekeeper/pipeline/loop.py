@@ -16,6 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from scorekeeper.pipeline.capture import ResilientCapture
+from scorekeeper.pipeline.page_deals import PageDeals
 from scorekeeper.pipeline.recorder import StoreRecorder
 from scorekeeper.tracking import Tracker
 from scorekeeper.tracking.events import Event
@@ -61,10 +62,14 @@ def run_loop(
     *,
     realtime: bool = False,
     on_event: EventListener | None = None,
+    page_deals: PageDeals | None = None,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> LoopStats:
-    """Run until the source ends or ``capture.stop()``, then close the tracker's last deal."""
+    """Run until the source ends or ``capture.stop()``, then close the tracker's last deal.
+
+    ``page_deals``: deals the table starts on the page are handed to the tracker between frames.
+    """
     stats = LoopStats()
     start = clock()
     fps = None
@@ -83,6 +88,8 @@ def run_loop(
         detections = reader.read(frame.image, frame.index)
         stats.read_seconds += clock() - began
         stats.frames_read += 1
+        if page_deals is not None:
+            _deliver(page_deals.events(tracker), recorder, stats, on_event, clock)
         _deliver(tracker.update(detections), recorder, stats, on_event, clock)
     _deliver(tracker.finish(), recorder, stats, on_event, clock)
     stats.wall_seconds = clock() - start

@@ -121,6 +121,8 @@ def to_store_events(event: game.Event, *, log: Callable[[], Folded]) -> list[Sto
     match, so a correction or a doubt is for the log's current deal.
     """
     if isinstance(event, game.DealStarted):
+        if event.from_page:
+            return []
         return [DealStarted(dealer=event.dealer, turned=event.turned.notation)]
     if isinstance(event, game.DealCorrected):
         return [

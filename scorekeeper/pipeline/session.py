@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 from scorekeeper.pipeline.capture import ResilientCapture, SourceSpec
 from scorekeeper.pipeline.loop import EventListener, FrameReader, LoopStats, run_loop
+from scorekeeper.pipeline.page_deals import PageDeals, deal_in_progress
 from scorekeeper.pipeline.recorder import StoreRecorder
 from scorekeeper.pipeline.status import LiveStatus
-from scorekeeper.rules import Deal, Rules, parse_record
+from scorekeeper.rules import Rules, parse_record
 from scorekeeper.store import RulesChanged, Store
 from scorekeeper.tracking import TableGeometry, Tracker
 from scorekeeper.tracking.events import Event
@@ -95,6 +96,7 @@ class TableSession:
                 self.recorder,
                 realtime=self.realtime,
                 on_event=on_event,
+                page_deals=PageDeals(store, self.table_id),
             )
         finally:
             if keeper is not None:
@@ -118,18 +120,12 @@ class TableSession:
         assert self.capture is not None
         record = parse_record(store.record(self.table_id))
         tracker = Tracker(geometry, record.rules, fps=self.capture.fps(), thresholds=thresholds)
-        if record.deals:
+        deal = deal_in_progress(record)
+        if deal is not None:
             number = len(record.deals)
-            last = record.deals[-1]
-            deal = Deal.start(dealer=last.dealer, turned=last.turned, rules=record.rules).play_all(
-                last.plays
+            tracker.resume(
+                deal, number=number, missing_after=missing_card_play(store, self.table_id, number)
             )
-            if not deal.is_complete and last.thrown_in is None:
-                tracker.resume(
-                    deal,
-                    number=number,
-                    missing_after=missing_card_play(store, self.table_id, number),
-                )
         return tracker
 
     def stop(self) -> None:

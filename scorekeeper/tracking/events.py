@@ -18,7 +18,9 @@ Json = dict[str, object]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DealStarted:
-    """The turned card was seen by the dealer's side: it gives the trump and the dealer."""
+    """The turned card was seen by the dealer's side: it gives the trump and the dealer. Or,
+    ``from_page``, the table started the deal on the page and the tracker took it up
+    (:meth:`~scorekeeper.tracking.Tracker.take_up`): the log holds it already."""
 
     type: ClassVar[str] = "deal_started"
     frame: int
@@ -26,6 +28,7 @@ class DealStarted:
     dealer: int
     turned: Card
     confidence: float
+    from_page: bool = False
 
     def to_json(self) -> Json:
         return {
@@ -35,6 +38,7 @@ class DealStarted:
             "dealer": self.dealer,
             "turned": self.turned.notation,
             "confidence": round(self.confidence, 3),
+            **({"from_page": True} if self.from_page else {}),
         }
 
 
@@ -240,8 +244,9 @@ def describe(event: Event) -> str:
     """One line for people, in the table's words (vaza, trunfo, renúncia)."""
     at = f"frame {event.frame:>6}  "
     if isinstance(event, DealStarted):
+        how = "started on the page: " if event.from_page else ""
         return (
-            f"{at}deal {event.deal}: dealer {seat_label(event.dealer)} turns {event.turned} "
+            f"{at}deal {event.deal}: {how}dealer {seat_label(event.dealer)} turns {event.turned} "
             f"(trunfo {event.turned.suit.portuguese})"
         )
     if isinstance(event, DealCorrected):

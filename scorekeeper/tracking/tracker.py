@@ -288,7 +288,47 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         self._forget_waiting()
         return events + self._advance(frame)
 
-    def _replay_waiting(self, frame: int) -> list[Event]:
+    def take_up(self, deal: Deal) -> list[Event]:
+        """Follow a deal the table started by hand (on the page) while the camera had read no
+        turned card: face down, under a hand, too dim. Its trump and dealer are the table's word;
+        cards already lying in the play area count, as when the turned card is read late.
+
+        Plays the deal already holds (entered on the page) are taken as made; then the frames
+        since the last deal are not read again, since the page's plays are the record."""
+        if self._state is not None:
+            raise ValueError(
+                f"deal {self._state.number} is under way: a deal started on the page is taken up "
+                "only while the camera waits for a turned card"
+            )
+        frame = self._last_frame if self._last_frame is not None else 0
+        self._deal_number += 1
+        self._state = DealState(self._deal_number, deal, trick_start=deal)
+        events: list[Event] = [
+            DealStarted(
+                frame=frame,
+                deal=self._deal_number,
+                dealer=deal.dealer,
+                turned=deal.turned,
+                confidence=1.0,
+                from_page=True,
+            )
+        ]
+        if deal.plays:
+            trick = deal.current_trick
+            self._state.trick = [
+                Played(card, seat, None)
+                for card, seat in zip(trick.cards, trick.seats(), strict=True)
+            ]
+            self._forget_waiting()
+            return events
+        if self._played_before_turn:
+            return events + self._replay_waiting(
+                frame, why=f"the deal was started on the page at frame {frame}"
+            )
+        self._forget_waiting()
+        return events + (self._advance(frame) if self._last_frame is not None else [])
+
+    def _replay_waiting(self, frame: int, *, why: str | None = None) -> list[Event]:
         """Cards lay in the play area before the turned card could be read (the reader may see
         it only faintly for a while): now that the trump and the dealer are known, the frames
         since the last deal are read again, so those plays count instead of being lost."""
@@ -298,6 +338,7 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         self._forget_waiting()
         self._tracks = {}
         self._updates = waiting[0][0]
+        known = why or f"the turned card {state.deal.turned} was recognised only at frame {frame}"
         events: list[Event] = [
             Uncertain(
                 frame=frame,
@@ -305,9 +346,8 @@ class Tracker(Sightings, Repairs, PlayIdentities):
                 reason="late_turned",
                 card=state.deal.turned,
                 seat=state.deal.dealer,
-                detail=f"the turned card {state.deal.turned} was recognised only at frame {frame}, "
-                f"after cards lay in the play area; the {len(waiting)} frames since frame "
-                f"{waiting[0][1].frame_index} were read again with it",
+                detail=f"{known}, after cards lay in the play area; the {len(waiting)} frames "
+                f"since frame {waiting[0][1].frame_index} were read again with it",
             )
         ]
         for _, waited in waiting:
