@@ -288,10 +288,14 @@ def test_a_deal_started_on_the_page_is_followed_when_the_camera_cannot_read_the_
                 store.append("mesa", DealStarted(dealer=deal["dealer"], turned=turned))
             return super().read()
 
+    asked: list[str] = []
+    session.status.set_listener(lambda: asked.append(session.status.snapshot()["trunfo"]))
     run_with_camera(session, store, lambda: TableWithPhone(len(frames)))
     assert store.record("mesa")["deals"] == [
         {"dealer": deal["dealer"], "trump": turned, "plays": deal["plays"]}
     ]
+    assert "unread" in asked, "the page asked the table to start the deal"
+    assert session.status.snapshot()["trunfo"] == ""
     assert replay_record(store.record("mesa"))["score"] == truth["score"]
 
 

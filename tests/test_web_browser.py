@@ -355,3 +355,43 @@ def test_an_evening_at_the_cafe_on_a_phone(browser: Any, tmp_path: Path) -> None
     finally:
         context.close()
         first.stop()
+
+
+def test_the_page_asks_the_table_to_start_a_deal_the_camera_cannot_see_the_trunfo_of(
+    browser: Any, tmp_path: Path
+) -> None:
+    from werkzeug.serving import make_server
+
+    from scorekeeper.web.db import notify_live
+
+    live = {"camera": "live", "detail": "", "trunfo": "unread"}
+    app = create_app(
+        {
+            "DATABASE": str(tmp_path / "live.db"),
+            "PIN": PIN,
+            "HEARTBEAT": 0.5,
+            "LIVE_STATUS": lambda: dict(live),
+        }
+    )
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    context = browser.new_context(viewport={"width": 390, "height": 844}, bypass_csp=True)
+    page = context.new_page()
+    try:
+        page.goto(f"http://127.0.0.1:{httpd.server_port}/")
+        page.wait_for_selector("#camera:not([hidden])")
+        assert "não leu o trunfo" in page.inner_text("#camera")
+        page.click("#controls summary")
+        page.fill("#pin", PIN)
+        page.select_option("#dealer-in", "2")
+        pick(page, "#controls button[data-action='deal']", "7C")
+        page.wait_for_selector("#control-msg.ok")
+        store = Store.open(app.config["DATABASE"])
+        assert store.record("mesa")["deals"] == [{"dealer": 2, "trump": "7C", "plays": []}]
+        live["trunfo"] = ""  # the tracker took the deal up
+        notify_live(app)
+        page.wait_for_selector("#camera", state="hidden")
+    finally:
+        context.close()
+        httpd.shutdown()
+        httpd.server_close()

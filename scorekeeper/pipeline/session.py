@@ -21,7 +21,7 @@ from scorekeeper.pipeline.status import LiveStatus
 from scorekeeper.rules import Rules, parse_record
 from scorekeeper.store import RulesChanged, Store
 from scorekeeper.tracking import TableGeometry, Tracker
-from scorekeeper.tracking.events import Event
+from scorekeeper.tracking.events import DealStarted, Event, Uncertain
 from scorekeeper.tracking.geometry import seated
 from scorekeeper.tracking.thresholds import Thresholds
 from scorekeeper.tracking.tracker import check_camera_rules
@@ -83,7 +83,7 @@ class TableSession:
         self.recorder = StoreRecorder(
             store, self.table_id, warn=self.warn, confirm_next_match=self.confirm_next_match
         )
-        on_event = self.on_event
+        on_event = _both(self.on_event, self._follow_trunfo)
         keeper = self.play_keeper
         if keeper is not None:
             reader = keeper.watch(reader, store=store, geometry=geometry, fps=self.capture.fps())
@@ -107,6 +107,12 @@ class TableSession:
                 'were not stored: the source ended before "Nova partida"'
             )
         return stats
+
+    def _follow_trunfo(self, event: Event, _stored_at: float) -> None:
+        if isinstance(event, Uncertain) and event.reason == "play_before_turned":
+            self.status.trunfo_unread(True)
+        elif isinstance(event, DealStarted):
+            self.status.trunfo_unread(False)
 
     @property
     def waiting_for_next_match(self) -> bool:

@@ -1,4 +1,5 @@
-"""What the pipeline tells the page about itself: is the camera live, lost, or done?"""
+"""What the pipeline tells the page about itself: is the camera live, lost, or done, and has it read
+the trunfo of the cards it sees being played?"""
 
 from __future__ import annotations
 
@@ -11,16 +12,25 @@ class LiveStatus:
 
     def __init__(self, on_change: Callable[[], None] | None = None) -> None:
         self._lock = threading.Lock()
-        self._state: dict[str, str] = {"camera": "starting", "detail": ""}
+        self._state: dict[str, str] = {"camera": "starting", "detail": "", "trunfo": ""}
         self._on_change = on_change
 
     def set_listener(self, on_change: Callable[[], None]) -> None:
         self._on_change = on_change
 
     def update(self, camera: str, detail: str = "") -> None:
+        self._set(camera=camera, detail=detail)
+
+    def trunfo_unread(self, unread: bool) -> None:
+        """Cards lie in the play area and no turned card was read (``trunfo`` is ``unread``): the
+        page asks the table to start the deal there."""
+        self._set(trunfo="unread" if unread else "")
+
+    def _set(self, **values: str) -> None:
         with self._lock:
-            changed = self._state != {"camera": camera, "detail": detail}
-            self._state = {"camera": camera, "detail": detail}
+            new = {**self._state, **values}
+            changed = new != self._state
+            self._state = new
         if changed and self._on_change is not None:
             self._on_change()
 

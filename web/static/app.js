@@ -100,8 +100,9 @@
   function renderCamera() {
     const live = state.live || {};
     const box = $("camera");
-    box.hidden = live.camera !== "lost";
-    box.textContent = live.camera === "lost" ? W.camera_lost : "";
+    const text = live.camera === "lost" ? W.camera_lost : live.trunfo === "unread" ? W.trunfo_unread : "";
+    box.hidden = !text;
+    box.textContent = text;
   }
 
   function renderAlert() {
