@@ -117,6 +117,47 @@ def test_one_index_boxed_twice_and_named_two_ways_is_one_card() -> None:
     assert [(str(c.card), c.box) for c in cards] == [("JS", outer.box), ("7S", apart.box)]
 
 
+def _unsure(label: int, rival: int, p: float) -> np.ndarray:
+    probs = np.full(len(CLASSIFIER_CLASSES), 0.002)
+    probs[label], probs[rival] = p, 0.0
+    probs[rival] = 1.0 - probs.sum()
+    return probs
+
+
+def test_two_soft_corners_of_one_card_name_it_together_when_joint() -> None:
+    three, five = Card.parse("3C").index, Card.parse("5C").index
+    corners = [
+        IndexReading(box=(100, 100, 118, 130), score=0.8, probs=_unsure(three, five, 0.75)),
+        IndexReading(box=(180, 220, 198, 250), score=0.8, probs=_unsure(three, five, 0.7)),
+    ]
+    assert combine_indices(corners, card_prob=0.9) == ()
+    (card,) = combine_indices(corners, card_prob=0.9, joint_corners=True)
+    assert card.card == Card.parse("3C") and card.corners == 2
+
+
+def test_one_index_boxed_twice_is_not_read_as_two_corners() -> None:
+    three, five = Card.parse("3C").index, Card.parse("5C").index
+    twice = [
+        IndexReading(box=(100, 100, 118, 130), score=0.8, probs=_unsure(three, five, 0.75)),
+        IndexReading(box=(104, 106, 120, 134), score=0.7, probs=_unsure(three, five, 0.75)),
+    ]
+    assert combine_indices(twice, card_prob=0.9, joint_corners=True) == ()
+
+
+def test_corners_that_disagree_or_lie_far_apart_name_nothing_together() -> None:
+    three, five = Card.parse("3C").index, Card.parse("5C").index
+    disagree = [
+        IndexReading(box=(100, 100, 118, 130), score=0.8, probs=_unsure(three, five, 0.75)),
+        IndexReading(box=(180, 220, 198, 250), score=0.8, probs=_unsure(five, three, 0.75)),
+    ]
+    far = [
+        IndexReading(box=(100, 100, 118, 130), score=0.8, probs=_unsure(three, five, 0.75)),
+        IndexReading(box=(900, 600, 918, 630), score=0.8, probs=_unsure(three, five, 0.75)),
+    ]
+    assert combine_indices(disagree, card_prob=0.9, joint_corners=True) == ()
+    assert combine_indices(far, card_prob=0.9, joint_corners=True) == ()
+
+
 # -- model loading errors --------------------------------------------------------------------------
 
 
@@ -351,7 +392,10 @@ def test_views_are_read_only_for_indices_that_can_still_be_a_card(monkeypatch) -
         found = reader.read(frame).cards
         pruned_crops = sum(crops_read)
         every_view = combine_indices(
-            reader.read_indices(frame), card_prob=0.9, corner_reach=reader.config.corner_reach
+            reader.read_indices(frame),
+            card_prob=0.9,
+            corner_reach=reader.config.corner_reach,
+            joint_corners=reader.config.joint_corners,
         )
         boxes = len(with_bare_table(frame)[0])
         # The same cards, confidences and boxes as reading every view of every index ...
@@ -410,6 +454,17 @@ def test_a_models_tracker_settings_reach_the_tracker_and_bad_ones_are_refused(
         with pytest.raises(ModelError, match=says) as info:
             CardReader(model)
         assert "\n" not in str(info.value)
+
+
+def test_a_joint_corners_that_is_not_true_or_false_is_refused_in_one_line(tmp_path: Path) -> None:
+    model = _copy_model(tmp_path)
+    config = model / "reader.json"
+    data = json.loads(config.read_text())
+    data["classifier"]["joint_corners"] = "yes"
+    config.write_text(json.dumps(data))
+    with pytest.raises(ModelError, match="joint_corners 'yes': it must be true or false") as info:
+        CardReader(model)
+    assert "\n" not in str(info.value)
 
 
 def test_a_bad_first_view_sure_is_refused_in_one_line(tmp_path: Path) -> None:

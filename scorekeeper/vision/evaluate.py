@@ -554,7 +554,10 @@ def sweep_thresholds(
                 seen = {
                     d.card.notation
                     for d in combine_indices(
-                        readings, card_prob=prob, corner_reach=reader.config.corner_reach
+                        readings,
+                        card_prob=prob,
+                        corner_reach=reader.config.corner_reach,
+                        joint_corners=reader.config.joint_corners,
                     )
                 }
                 tp += len(seen & truth)
