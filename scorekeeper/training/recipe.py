@@ -48,6 +48,9 @@ CLASSIFIER_VIEWS = 4
 CLASSIFIER_FIRST_VIEW_SURE = 0.995
 """A new model's ``reader.json`` reads an index in its other views only when its first view is
 less sure of a card than this (:attr:`scorekeeper.vision.reader.ReaderConfig.first_view_sure`)."""
+CLASSIFIER_JOINT_CORNERS = True
+"""A new model's ``reader.json`` reads a soft index together with its card's other corner
+(:attr:`scorekeeper.vision.reader.ReaderConfig.joint_corners`); the thresholds are chosen so."""
 CLASSIFIER_FILE = "index-classifier-int8.onnx"
 """A new model's classifier runs in 8-bit integers (:mod:`scorekeeper.training.quantize`)."""
 REAL_SIZES = (160, 256, 320)
@@ -306,6 +309,7 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         "crop_margin": recipe.classifier.margin,
         "views": CLASSIFIER_VIEWS,
         "first_view_sure": CLASSIFIER_FIRST_VIEW_SURE,
+        "joint_corners": CLASSIFIER_JOINT_CORNERS,
         "classes": list(CLASSIFIER_CLASSES),
     }
     with tempfile.TemporaryDirectory(prefix="export-") as scratch:
@@ -351,6 +355,9 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         config["classifier"]["views"] = old.get("classifier", {}).get("views", CLASSIFIER_VIEWS)
         config["classifier"]["first_view_sure"] = old.get("classifier", {}).get(
             "first_view_sure", CLASSIFIER_FIRST_VIEW_SURE
+        )
+        config["classifier"]["joint_corners"] = old.get("classifier", {}).get(
+            "joint_corners", CLASSIFIER_JOINT_CORNERS
         )
         if keep_detector:
             config["detector"]["train_imgsz"] = old.get("detector", {}).get(
