@@ -43,7 +43,8 @@ class PageDeals:
 
     def events(self, tracker: Tracker) -> list[Event]:
         """What the tracker tells on taking up a deal begun on the page since the last call
-        (nothing while the log is unchanged, or while the tracker follows a deal of its own)."""
+        (nothing while the log is unchanged, or while the tracker follows a deal of its own). The
+        first call only notes where the log stands."""
         seq = self.store.last_seq(self.table_id)
         if seq == self._seq:
             return []

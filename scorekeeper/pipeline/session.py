@@ -80,6 +80,8 @@ class TableSession:
             clockwise=self.clockwise,
         )
         tracker = self.tracker_for(store, geometry, reader_thresholds(reader))
+        page_deals = PageDeals(store, self.table_id)
+        page_deals.events(tracker)  # where the log stands now: a deal begun from here on is new
         self.recorder = StoreRecorder(
             store, self.table_id, warn=self.warn, confirm_next_match=self.confirm_next_match
         )
@@ -96,7 +98,7 @@ class TableSession:
                 self.recorder,
                 realtime=self.realtime,
                 on_event=on_event,
-                page_deals=PageDeals(store, self.table_id),
+                page_deals=page_deals,
             )
         finally:
             if keeper is not None:
