@@ -220,13 +220,20 @@ class Tracker(Sightings, Repairs, PlayIdentities):
         rest of the deal shows which card it was and where it went."""
         self.reset()
         self._deal_number = number
-        self._state = DealState(number, deal)
-        trick = deal.current_trick
-        self._state.trick = [
-            Played(card, seat, None) for card, seat in zip(trick.cards, trick.seats(), strict=True)
-        ]
+        self._state = self._carry_on(deal, number)
         if missing_after is not None:
             self._reopen_hole(self._state, missing_after)
+
+    @staticmethod
+    def _carry_on(deal: Deal, number: int) -> DealState:
+        """The state of a deal whose plays so far are known: its current trick's cards lie on the
+        table, read by nobody."""
+        state = DealState(number, deal)
+        trick = deal.current_trick
+        state.trick = [
+            Played(card, seat, None) for card, seat in zip(trick.cards, trick.seats(), strict=True)
+        ]
+        return state
 
     # -- the turned card ------------------------------------------------------------------
 
@@ -302,7 +309,10 @@ class Tracker(Sightings, Repairs, PlayIdentities):
             )
         frame = self._last_frame if self._last_frame is not None else 0
         self._deal_number += 1
-        self._state = DealState(self._deal_number, deal, trick_start=deal)
+        if deal.plays:
+            self._state = self._carry_on(deal, self._deal_number)
+        else:
+            self._state = DealState(self._deal_number, deal, trick_start=deal)
         events: list[Event] = [
             DealStarted(
                 frame=frame,
@@ -314,11 +324,6 @@ class Tracker(Sightings, Repairs, PlayIdentities):
             )
         ]
         if deal.plays:
-            trick = deal.current_trick
-            self._state.trick = [
-                Played(card, seat, None)
-                for card, seat in zip(trick.cards, trick.seats(), strict=True)
-            ]
             self._forget_waiting()
             return events
         if self._played_before_turn:
