@@ -23,6 +23,7 @@ from scorekeeper.vision.reader import (
     IndexReading,
     combine_indices,
     turned_views,
+    with_card_view,
 )
 from scorekeeper.vision.registry import find_model
 
@@ -477,3 +478,59 @@ def test_a_bad_first_view_sure_is_refused_in_one_line(tmp_path: Path) -> None:
         with pytest.raises(ModelError, match="first_view_sure .* must be a probability") as info:
             CardReader(model)
         assert "\n" not in str(info.value)
+
+
+# -- the card view ---------------------------------------------------------------------------------
+
+
+def test_the_cards_pips_settle_what_its_index_leaves_unsure() -> None:
+    three, five = Card.parse("3C").index, Card.parse("5C").index
+    index = IndexReading(box=(100, 100, 118, 130), score=0.8, probs=_unsure(three, five, 0.6))
+    pips_say_five = _probs(five, 0.9)
+    read = with_card_view(index, pips_say_five, weight=1.0)
+    assert read.label == five and read.probs[five] > 0.9
+    assert read.box == index.box and read.score == index.score
+    assert abs(float(read.probs.sum()) - 1.0) < 1e-5
+
+
+def test_a_lighter_card_view_leaves_a_clear_index_its_say() -> None:
+    three, five = Card.parse("3C").index, Card.parse("5C").index
+    index = IndexReading(box=(100, 100, 118, 130), score=0.8, probs=_unsure(three, five, 0.97))
+    pips_lean_five = _unsure(five, three, 0.7)
+    assert with_card_view(index, pips_lean_five, weight=1.0).label == three
+    heavy = with_card_view(index, pips_lean_five, weight=4.0)
+    light = with_card_view(index, pips_lean_five, weight=0.25)
+    assert light.probs[three] > heavy.probs[three]
+
+
+def _with_card_view_section(tmp_path: Path, section: object) -> Path:
+    model = _copy_model(tmp_path)
+    config = model / "reader.json"
+    data = json.loads(config.read_text())
+    data["classifier"]["card_view"] = section
+    config.write_text(json.dumps(data))
+    return model
+
+
+@pytest.mark.parametrize(
+    ("section", "complaint"),
+    [
+        ("card-view.onnx", 'must be an object naming its "file"'),
+        ({"file": "card-view.onnx", "size": "big"}, "size 'big'"),
+        ({"file": "card-view.onnx", "weight": 0}, "weight 0: it must be a number above 0"),
+        ({"file": "card-view.onnx", "span": 5.0}, "trained on views 5.0 index lengths wide"),
+    ],
+)
+def test_a_bad_card_view_section_is_refused_in_one_line(
+    tmp_path: Path, section: object, complaint: str
+) -> None:
+    model = _with_card_view_section(tmp_path, section)
+    with pytest.raises(ModelError, match=complaint) as info:
+        CardReader(model)
+    assert "\n" not in str(info.value) and "card_view" in str(info.value)
+
+
+def test_a_missing_card_view_network_names_the_file(tmp_path: Path) -> None:
+    model = _with_card_view_section(tmp_path, {"file": "absent-card-view.onnx"})
+    with pytest.raises(ModelError, match=r"absent-card-view\.onnx is missing"):
+        CardReader(model)

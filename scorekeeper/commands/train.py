@@ -65,6 +65,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="LR",
         help="classifier's top learning rate (default 2e-3; ~5e-4 to fine-tune the shipped one)",
     )
+    parser.add_argument(
+        "--view-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="card-view network training steps (default 6000)",
+    )
     parser.add_argument("--imgsz", type=int, default=320, help="detector training size")
     parser.add_argument("--batch", type=int, default=16, help="detector batch")
     parser.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
@@ -106,7 +113,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _steps() -> tuple[str, ...]:
-    return ("data", "detector", "classifier", "export", "evaluate")
+    from scorekeeper.training.recipe import STEPS
+
+    return STEPS
 
 
 def run(args: argparse.Namespace) -> int:
@@ -114,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
 
     require_training_extra()
     from scorekeeper.paths import shared_data_dir, shipped_models_dir
+    from scorekeeper.training.card_view import CardViewRecipe
     from scorekeeper.training.classifier import ClassifierRecipe
     from scorekeeper.training.detector import DetectorRecipe
     from scorekeeper.training.recipe import Recipe, default_faces, run_recipe
@@ -144,6 +154,11 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             steps_per_epoch=args.cls_steps,
             lr=args.cls_lr if args.cls_lr is not None else ClassifierRecipe.lr,
+        ),
+        card_view=CardViewRecipe(
+            seed=args.seed,
+            device=args.device,
+            **({"steps": args.view_steps} if args.view_steps else {}),
         ),
         realcards=realcards if realcards.is_dir() else None,
         resume=args.resume,

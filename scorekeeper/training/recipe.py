@@ -7,9 +7,11 @@ Steps (each can be run alone with ``--steps``):
 2. ``detector``: the one-class index YOLO (:mod:`scorekeeper.training.detector`), run folder under
    ``--runs``; checkpoints every epoch;
 3. ``classifier``: the index CNN (:mod:`scorekeeper.training.classifier`) on crops of the same data;
-4. ``export``: both to ONNX in the model folder, with ``reader.json`` and small ``.pt`` checkpoints
-   (so a later run can start from the committed weights);
-5. ``evaluate``: the figures of :mod:`scorekeeper.vision.evaluate`, written to ``metrics.json``.
+4. ``card_view``: the card-view CNN (:mod:`scorekeeper.training.card_view`) on views of the face
+   packs, of procedural decks and of the same scenes;
+5. ``export``: all three to ONNX in the model folder, with ``reader.json`` and small ``.pt``
+   checkpoints (so a later run can start from the committed weights);
+6. ``evaluate``: the figures of :mod:`scorekeeper.vision.evaluate`, written to ``metrics.json``.
 
 ``--resume`` continues an interrupted run in ``--runs``; without one it starts both stages from the
 model folder's committed checkpoints and trains the given epochs more.
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from scorekeeper.paths import shared_data_dir
 from scorekeeper.training import TrainingSetupError
+from scorekeeper.training.card_view import CardViewRecipe
 from scorekeeper.training.classifier import ClassifierRecipe
 from scorekeeper.training.detector import DetectorRecipe
 
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
 Log = Callable[[str], None]
 CropsAndLabels = tuple["np.ndarray", "np.ndarray"]
 
-STEPS = ("data", "detector", "classifier", "export", "evaluate")
+STEPS = ("data", "detector", "classifier", "card_view", "export", "evaluate")
 DETECTOR_SCALES = (1.0, 0.5)
 """A new model's ``reader.json`` searches a frame at its own resolution and at half of it
 (:attr:`scorekeeper.vision.reader.ReaderConfig.detector_scales`)."""
@@ -51,6 +54,10 @@ less sure of a card than this (:attr:`scorekeeper.vision.reader.ReaderConfig.fir
 CLASSIFIER_JOINT_CORNERS = True
 """A new model's ``reader.json`` reads a soft index together with its card's other corner
 (:attr:`scorekeeper.vision.reader.ReaderConfig.joint_corners`); the thresholds are chosen so."""
+CARD_VIEW_FILE = "card-view.onnx"
+CARD_VIEW_WEIGHT = 1.0
+"""A new model's ``reader.json`` multiplies the card view's probabilities, at this power, into an
+unsure index's (:attr:`scorekeeper.vision.reader.ReaderConfig.card_view_weight`)."""
 CLASSIFIER_FILE = "index-classifier-int8.onnx"
 """A new model's classifier runs in 8-bit integers (:mod:`scorekeeper.training.quantize`)."""
 REAL_SIZES = (160, 256, 320)
@@ -67,6 +74,7 @@ class Recipe:
     seed: int = 0
     detector: DetectorRecipe = field(default_factory=DetectorRecipe)
     classifier: ClassifierRecipe = field(default_factory=ClassifierRecipe)
+    card_view: CardViewRecipe = field(default_factory=CardViewRecipe)
     realcards: Path | None = None
     resume: bool = False
     video: Path | None = None
@@ -256,6 +264,11 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log: Log = print)
         )
         timings["classifier_minutes"] = round((time.time() - started) / 60, 1)
 
+    if "card_view" in steps:
+        started = time.time()
+        train_card_view_step(recipe, log)
+        timings["card_view_minutes"] = round((time.time() - started) / 60, 1)
+
     if "export" in steps:
         export_model(recipe, log)
 
@@ -270,6 +283,70 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log: Log = print)
 
         update_model_card(model_dir.parent / "README.md", figures)
     return figures
+
+
+def _export_card_view(recipe: Recipe, log: Log = print) -> dict[str, Any] | None:
+    """The card-view run's best weights to ONNX in the model folder; reader.json's ``card_view``
+    section for it (the model folder's own when no run trained one; None when neither has one)."""
+    import torch
+
+    from scorekeeper.training.card_view import CARD_VIEW_SIZE, export_card_view
+    from scorekeeper.vision.reader import CARD_VIEW_SPAN
+
+    model_dir = recipe.model_dir
+    best = recipe.runs / "card_view" / "run" / "best.pt"
+    if best.is_file():
+        export_card_view(best, model_dir / CARD_VIEW_FILE)
+        state = torch.load(best, map_location="cpu", weights_only=False)
+        torch.save(
+            {"model": state["model"], "recipe": state["recipe"], "step": state["step"]},
+            model_dir / "checkpoints" / "card-view.pt",
+        )
+    elif (model_dir / CARD_VIEW_FILE).is_file():
+        log(f"export: no card-view run at {best.parent}, keeping the model folder's card view")
+    else:
+        return None
+    return {
+        "file": CARD_VIEW_FILE,
+        "size": CARD_VIEW_SIZE,
+        "span": CARD_VIEW_SPAN,
+        "weight": CARD_VIEW_WEIGHT,
+    }
+
+
+def train_card_view_step(recipe: Recipe, log: Log = print) -> None:
+    """Render the card views (faces, procedural decks, scenes) and train the card-view network
+    in ``runs/card_view/run``; an interrupted run resumes there."""
+    import numpy as np
+
+    from scorekeeper.synth.faces import load_face_packs
+    from scorekeeper.training import card_view as cv
+    from scorekeeper.training.face_crops import procedural_packs
+
+    if not (recipe.detection_set / "images" / "train").is_dir():
+        raise TrainingSetupError(
+            f"no scenes at {recipe.detection_set / 'images' / 'train'}: run the data step first"
+        )
+    settings = recipe.card_view
+    parts = [cv.scene_card_views(recipe.detection_set, "train")]
+    if recipe.faces:
+        packs = load_face_packs(recipe.faces)
+        parts.append(
+            cv.face_card_views(packs, per_index=settings.face_views_per_index, seed=recipe.seed)
+        )
+    if settings.procedural_packs:
+        parts.append(
+            cv.face_card_views(
+                procedural_packs(settings.procedural_packs, seed=recipe.seed),
+                per_index=settings.procedural_views_per_index,
+                seed=recipe.seed + 1,
+            )
+        )
+    views = np.concatenate([p[0] for p in parts])
+    labels = np.concatenate([p[1] for p in parts])
+    val = cv.scene_card_views(recipe.detection_set, "val")
+    log(f"card views: {len(views)} to train on, {len(val[0])} to validate on")
+    cv.train_card_view(views, labels, val, recipe.runs / "card_view" / "run", settings, log=log)
 
 
 def export_model(recipe: Recipe, log: Log = print) -> None:
@@ -321,6 +398,9 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         install_classifier_onnx(float_onnx, model_dir, classifier_config)
     # A float export left from before the classifier ran in 8 bits: reader.json no longer names it.
     (model_dir / "index-classifier.onnx").unlink(missing_ok=True)
+    card_view = _export_card_view(recipe, log)
+    if card_view is not None:
+        classifier_config["card_view"] = card_view
     import torch
 
     state = torch.load(cls_best, map_location="cpu", weights_only=False)
@@ -359,6 +439,9 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         config["classifier"]["joint_corners"] = old.get("classifier", {}).get(
             "joint_corners", CLASSIFIER_JOINT_CORNERS
         )
+        old_view = old.get("classifier", {}).get("card_view")
+        if isinstance(old_view, dict) and "card_view" in config["classifier"]:
+            config["classifier"]["card_view"]["weight"] = old_view.get("weight", CARD_VIEW_WEIGHT)
         if keep_detector:
             config["detector"]["train_imgsz"] = old.get("detector", {}).get(
                 "train_imgsz", recipe.detector.imgsz

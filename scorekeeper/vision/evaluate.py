@@ -41,7 +41,14 @@ from scorekeeper.vision.metrics import (
     match_by_score,
     suit_read_as,
 )
-from scorekeeper.vision.reader import CardReader, IndexReading, combine_indices, view_probs
+from scorekeeper.vision.reader import (
+    CardReader,
+    IndexReading,
+    combine_indices,
+    unsure_cards,
+    view_probs,
+    with_card_view,
+)
 from scorekeeper.vision.webcam_scale import write_webcam_scale_view
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
@@ -540,17 +547,23 @@ def sweep_thresholds(
         boxes, scores = reader.detect_indices(frame, conf=lowest)
         box_list = [as_box(b) for b in boxes]
         probs = reader.classify_boxes(frame, box_list)
-        per_image.append((truth, box_list, scores, probs))
+        views = reader.card_view_probs(frame, box_list) if reader.has_card_view else None
+        per_image.append((truth, box_list, scores, probs, views))
     rows = []
     for conf in index_confs:
         for prob in card_probs:
             tp = fp = fn = 0
-            for truth, box_list, scores, probs in per_image:
+            for truth, box_list, scores, probs, views in per_image:
+                kept = [i for i, s in enumerate(scores) if s >= conf]
                 readings = [
-                    IndexReading(box=b, score=float(s), probs=p)
-                    for b, s, p in zip(box_list, scores, probs)
-                    if s >= conf
+                    IndexReading(box=box_list[i], score=float(scores[i]), probs=probs[i])
+                    for i in kept
                 ]
+                if views is not None:
+                    for i in unsure_cards(readings, prob):
+                        readings[i] = with_card_view(
+                            readings[i], views[kept[i]], weight=reader.config.card_view_weight
+                        )
                 seen = {
                     d.card.notation
                     for d in combine_indices(

@@ -40,6 +40,13 @@ from scorekeeper.vision.registry import CONFIG_NAME, find_model
 
 NOT_A_CARD = "not_a_card"
 CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (NOT_A_CARD,)
+
+CARD_VIEW_SPAN = 8.0
+"""Index lengths across the card view: from a corner index a card reaches 4-7 index lengths, its
+centre and the pips near it within 4, so a square this wide centred on the index holds them
+whichever way the card lies."""
+CARD_VIEW_MARGIN = (CARD_VIEW_SPAN - 1.0) / 2.0
+"""The same square as a :func:`scorekeeper.vision.crops.crop_square` margin."""
 """The classifier's 41 outputs: the 40 cards in :data:`DECK` order, then ``not_a_card``."""
 CLASSIFIER_THREADS = 0
 """Threads of the classifier's pool; 0: as many as the detector's."""
@@ -99,6 +106,14 @@ class ReaderConfig:
     ``corner_reach`` that names the same card) agrees is read from both: their probabilities
     multiplied (:func:`pair_corners`). Two soft corners that each say the same card at 0.75 say it
     together at more than 0.9."""
+    card_view_file: str | None = None
+    """The card-view network (ONNX), or None for a reader that reads the indices alone. It sees
+    the square :data:`CARD_VIEW_SPAN` index lengths wide around an unsure index, the card's body
+    with it, and names the card (:func:`with_card_view`)."""
+    card_view_size: int = 80
+    card_view_weight: float = 1.0
+    """The card view's probabilities are raised to this power before they are multiplied into the
+    index's: below 1 the index keeps more say."""
     tracker: dict[str, float] = field(default_factory=dict)
     """Tracker thresholds on read confidence that this model's reads call for (``reader.json``'s
     ``tracker``, keys among :data:`TRACKER_SETTINGS`): the confidence below which a read is no
@@ -167,6 +182,7 @@ class ReaderConfig:
                 "probability in (0, 1] (1 reads every view); restore reader.json from git"
             )
         tracker = _tracker_settings(data.get("tracker", {}), path)
+        card_view = _card_view_settings(classifier.get("card_view"), path)
         if classes != CLASSIFIER_CLASSES:
             raise ModelError(
                 f"model file {path} lists classifier classes that differ "
@@ -189,6 +205,7 @@ class ReaderConfig:
             card_prob=float(thresholds.get("card_prob", defaults.card_prob)),
             corner_reach=float(thresholds.get("corner_reach", defaults.corner_reach)),
             joint_corners=joint,
+            **card_view,
             tracker=tracker,
             extra={
                 k: v
@@ -196,6 +213,33 @@ class ReaderConfig:
                 if k not in {"detector", "classifier", "thresholds", "tracker"}
             },
         )
+
+
+def _card_view_settings(section: Any, path: Path) -> dict[str, Any]:
+    if section is None:
+        return {}
+    problem = None
+    if not isinstance(section, dict) or not isinstance(section.get("file"), str):
+        problem = 'must be an object naming its "file"'
+    else:
+        size, weight = section.get("size", 80), section.get("weight", 1.0)
+        span = section.get("span", CARD_VIEW_SPAN)
+        if isinstance(size, bool) or not isinstance(size, int) or size < 16:
+            problem = f"gives the size {size!r}: it must be a whole number of pixels, 16 or more"
+        elif isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
+            problem = f"gives the weight {weight!r}: it must be a number above 0"
+        elif span != CARD_VIEW_SPAN:
+            problem = f"was trained on views {span!r} index lengths wide, not {CARD_VIEW_SPAN}"
+    if problem is not None:
+        raise ModelError(
+            f"model file {path}: the classifier's card_view {problem}; restore reader.json from "
+            "git or remove card_view to read the indices alone"
+        )
+    return {
+        "card_view_file": section["file"],
+        "card_view_size": int(section.get("size", 80)),
+        "card_view_weight": float(section.get("weight", 1.0)),
+    }
 
 
 def _tracker_settings(section: Any, path: Path) -> dict[str, float]:
@@ -318,6 +362,13 @@ class CardReader:
         )
         self._det_input = self._detector.get_inputs()[0].name
         self._cls_input = self._classifier.get_inputs()[0].name
+        self._card_view = (
+            _session(
+                config.folder / config.card_view_file, CLASSIFIER_THREADS or threads, spin=False
+            )
+            if config.card_view_file
+            else None
+        )
 
     # -- stage 1 ---------------------------------------------------------------------------------
 
@@ -423,6 +474,27 @@ class CardReader:
         """Probabilities (N x 41) over :data:`CLASSIFIER_CLASSES` for BGR crops of crop_size."""
         return view_probs(self.crop_logits(crops_bgr)[:, None, :], self.config.temperature)
 
+    @property
+    def has_card_view(self) -> bool:
+        return self._card_view is not None
+
+    def card_view_probs(self, frame_bgr: np.ndarray, boxes: list[Box]) -> np.ndarray:
+        """The card-view network's probabilities (N x 41) for the cards whose corner indices are
+        ``boxes``. A reader without the network has none to give: ModelError."""
+        if self._card_view is None:
+            raise ModelError(
+                f"model {self.config.folder} has no card-view network: read the indices alone"
+            )
+        if not boxes:
+            return np.zeros((0, len(CLASSIFIER_CLASSES)), np.float32)
+        size = self.config.card_view_size
+        views = np.stack(
+            [crop_square(frame_bgr, box, margin=CARD_VIEW_MARGIN, size=size) for box in boxes]
+        )
+        feed = {self._card_view.get_inputs()[0].name: network_input(views)}
+        logits = self._card_view.run(None, feed)
+        return view_probs(np.asarray(logits[0], np.float64)[:, None, :], 1.0)
+
     # -- both, and what a card is ----------------------------------------------------------------
 
     def view_logits(self, frame_bgr: np.ndarray, boxes: list[Box]) -> np.ndarray:
@@ -503,8 +575,15 @@ class CardReader:
                 f"frame {frame_index}: expected an H x W x 3 BGR image, got shape {shape}"
             )
         height, width = frame_bgr.shape[:2]
+        readings = self.read_possible_cards(frame_bgr)
+        if self._card_view is not None:
+            unsure = unsure_cards(readings, self.config.card_prob)
+            seen = self.card_view_probs(frame_bgr, [readings[i].box for i in unsure])
+            for i, probs in zip(unsure, seen):
+                weight = self.config.card_view_weight
+                readings[i] = with_card_view(readings[i], probs, weight=weight)
         cards = combine_indices(
-            self.read_possible_cards(frame_bgr),
+            readings,
             card_prob=self.config.card_prob,
             corner_reach=self.config.corner_reach,
             joint_corners=self.config.joint_corners,
@@ -595,6 +674,32 @@ def pair_corners(
         if joint[label] > reading.probs[label]:
             out[i] = IndexReading(box=reading.box, score=reading.score, probs=joint)
     return out
+
+
+def unsure_cards(readings: list[IndexReading], card_prob: float) -> list[int]:
+    """Where in ``readings`` an index names a card below ``card_prob``: those its card's view may
+    settle."""
+    return [
+        i
+        for i, reading in enumerate(readings)
+        if reading.label < len(DECK) and reading.probs[reading.label] < card_prob
+    ]
+
+
+def with_card_view(reading: IndexReading, card_view: np.ndarray, *, weight: float) -> IndexReading:
+    """``reading`` read together with its card's view (:meth:`CardReader.card_view_probs`): the
+    index's probabilities times the card view's raised to ``weight``, normalised. Two looks at one
+    card, as :func:`pair_corners` reads two corners: an index torn between 3 and 5 is settled by
+    the three or five pips beside it."""
+    joint = np.asarray(reading.probs, np.float64) * np.power(
+        np.asarray(card_view, np.float64), weight
+    )
+    total = float(joint.sum())
+    if not total > 0:
+        return reading
+    return IndexReading(
+        box=reading.box, score=reading.score, probs=(joint / total).astype(np.float32)
+    )
 
 
 def combine_indices(
