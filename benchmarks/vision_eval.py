@@ -11,8 +11,8 @@
   tall, blurred, noised and JPEG'd, in 640x360 frames): the same photos as a webcam shows them;
 * ``realcards-webcam`` (real laptop-webcam frames, never trained on): the same figures;
 * latency: median of 50 reads of the demo clip's 1280x720 frames, both stages, beside the same
-  model read the plain way (one detector size, one view of each index) in the same run, and the
-  ratio of the two (do not run while training).
+  model read the plain way (one detector size, one view of each index, no card view) in the same
+  run, and the ratio of the two (do not run while training).
 
 Runs with the light run-time install (onnxruntime + OpenCV), no torch.
 """

@@ -99,3 +99,40 @@ def test_false_cards_are_sorted_by_what_the_reader_confused_them_with(tmp_path: 
         "with_non_sueca": 3,
         "other": 1,
     }
+
+
+class _UnsureReaderWithCardView:
+    """One index torn between 3C and 5C; its card's view sees five clubs."""
+
+    has_card_view = True
+    config = SimpleNamespace(corner_reach=7.0, joint_corners=True, card_view_weight=1.0)
+
+    def detect_indices(self, frame: np.ndarray, conf: float) -> tuple[np.ndarray, np.ndarray]:
+        return np.array([[40.0, 40.0, 52.0, 60.0]]), np.array([0.8])
+
+    def classify_boxes(self, frame: np.ndarray, boxes: list) -> np.ndarray:
+        probs = np.zeros((1, 41), np.float32)
+        probs[0, Card.parse("3C").index], probs[0, Card.parse("5C").index] = 0.55, 0.45
+        return probs
+
+    def card_view_probs(self, frame: np.ndarray, boxes: list) -> np.ndarray:
+        probs = np.zeros((1, 41), np.float32)
+        probs[0, Card.parse("3C").index], probs[0, Card.parse("5C").index] = 0.03, 0.97
+        return probs
+
+
+def test_the_threshold_sweep_weighs_the_card_view_at_each_weight_asked(tmp_path: Path) -> None:
+    from scorekeeper.vision.evaluate import sweep_thresholds
+
+    image = tmp_path / "five.png"
+    cv2.imwrite(str(image), np.zeros((100, 100, 3), np.uint8))
+    rows = sweep_thresholds(
+        _UnsureReaderWithCardView(),  # type: ignore[arg-type]
+        [(image, {"5C"})],
+        index_confs=[0.25],
+        card_probs=[0.9],
+        card_view_weights=[0.5, 1.0],
+    )
+    recall = {row["card_view_weight"]: row["card_recall"] for row in rows}
+    # Fully weighed, the five pips name the card surely enough; at half weight they do not.
+    assert recall == {0.5: 0.0, 1.0: 1.0}

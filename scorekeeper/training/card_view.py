@@ -36,6 +36,8 @@ from scorekeeper.vision.reader import CARD_VIEW_MARGIN, CARD_VIEW_SPAN, CLASSIFI
 CARD_VIEW_SIZE = 80
 """Pixels a side of the card view: a webcam card ~150 px tall is shrunk about 2.2 times, its pips
 kept 5-6 px across."""
+FAN_SHARE = 0.3
+"""Views whose card is covered by the next card of a fan, all but its index strip."""
 CARD_SCALE = (0.9, 1.8)
 """A face's index is drawn this many times the length the reader frames. Packs print their
 indices a fifth to a third of the card's height; a café deck's are often smaller (a seventh), so
@@ -113,7 +115,8 @@ def render_card_view(
 ) -> np.ndarray:
     """One card view of the index ``box`` of ``face``: turned by a random angle, scaled so the
     turned box's longer side is what the reader frames, on a table colour, with sometimes a card
-    of ``others`` under it, one over its far side and a hand."""
+    of ``others`` under it, one over all but its index (a fan) or over its far side, and a
+    hand."""
     import cv2
 
     x1, y1, x2, y2 = (float(v) for v in box)
@@ -139,7 +142,23 @@ def render_card_view(
     card, cover = _warp_face(face, centre, angle, scale, at)
     view = card * cover + view * (1.0 - cover)
     index_radius = 0.6 * CARD_VIEW_SIZE / CARD_VIEW_SPAN
-    if others and rng.random() < 0.25:  # a card over part of this one, its index left clear
+    if others and rng.random() < FAN_SHARE:
+        # A fanned hand or a stacked vaza: the next card lies over this one, shifted towards its
+        # body, so only the index strip shows; the pips in view are the other card's.
+        other = others[int(rng.integers(len(others)))]
+        fh, fw = face.image.shape[:2]
+        toward_x = 1.0 if centre[0] < fw / 2 else -1.0
+        toward_y = 1.0 if centre[1] < fh / 2 else -1.0
+        if rng.random() < 0.7:
+            shift = (rng.uniform(1.1, 2.5) * w * toward_x, rng.uniform(-0.2, 0.4) * h * toward_y)
+        else:
+            shift = (rng.uniform(-0.2, 0.4) * w * toward_x, rng.uniform(1.1, 2.0) * h * toward_y)
+        oh, ow = other.image.shape[:2]
+        # The same point of the other face, scaled to its size, sits shifted from this index.
+        point = ((centre[0] - shift[0]) * ow / fw, (centre[1] - shift[1]) * oh / fh)
+        card, cover = _warp_face(other, point, angle + rng.uniform(-15, 15), scale, at)
+        view = card * cover + view * (1.0 - cover)
+    elif others and rng.random() < 0.25:  # a card over part of this one, its index left clear
         other = others[int(rng.integers(len(others)))]
         oh, ow = other.image.shape[:2]
         far = rng.uniform(0.45, 0.8) * CARD_VIEW_SIZE

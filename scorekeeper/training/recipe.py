@@ -449,7 +449,13 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
     (model_dir / "reader.json").write_text(json.dumps(config, indent=2) + "\n")
     log(f"export: {model_dir}")
     choose_thresholds(
-        model_dir, recipe.detection_set, realcards=recipe.realcards, work=recipe.runs, log=log
+        model_dir,
+        recipe.detection_set,
+        realcards=recipe.realcards,
+        work=recipe.runs,
+        # The detector the folder already had keeps the index_conf chosen for it.
+        hold_index_conf=config["thresholds"].get("index_conf") if keep_detector else None,
+        log=log,
     )
 
 
@@ -460,6 +466,7 @@ def choose_thresholds(
     realcards: Path | None = None,
     work: Path | None = None,
     limit: int = 100,
+    hold_index_conf: float | None = None,
     log: Log = print,
 ) -> dict[str, Any]:
     """Fit the classifier's temperature and choose ``index_conf`` and ``card_prob`` in
@@ -491,7 +498,10 @@ def choose_thresholds(
         raise TrainingSetupError(
             "no frames to choose the thresholds on: give --realcards or build the data"
         )
-    choice = choose_on(model_dir, images, on=on)
+    if hold_index_conf is None:
+        choice = choose_on(model_dir, images, on=on)
+    else:
+        choice = choose_on(model_dir, images, on=on, index_confs=(hold_index_conf,))
     log(f"thresholds: {choice}")
     return choice
 

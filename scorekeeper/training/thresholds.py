@@ -5,9 +5,10 @@ Two steps, both written to the model's ``reader.json``:
 1. **Temperature.** The classifier's logits are divided by the temperature that makes its
    probabilities honest on the labelled corners of the frames (least negative log-likelihood):
    the tracker weighs a 0.8 as "right 8 times in 10".
-2. **Thresholds.** ``index_conf`` (detector) and ``card_prob`` (classifier), swept over a grid:
-   the pair with the highest card recall whose precision is at least :data:`MIN_PRECISION`; where
-   none reaches it, the pair with the best F1.
+2. **Thresholds.** ``index_conf`` (detector) and ``card_prob`` (classifier), and for a model
+   with a card view the weight of its evidence, swept over a grid: the choice with the highest
+   card recall whose precision is at least :data:`MIN_PRECISION`; where none reaches it, the one
+   with the best F1.
 
 Thresholds chosen on clean synthetic scenes were too strict for real webcams (card_prob 0.7 cost
 about 20 points of recall on real photos), so the frames should look like what a webcam delivers:
@@ -24,7 +25,10 @@ from typing import Any
 import numpy as np
 
 INDEX_CONFS = (0.02, 0.05, 0.1, 0.15, 0.25, 0.35)
-CARD_PROBS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+CARD_PROBS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98)
+CARD_VIEW_WEIGHTS = (0.5, 1.0)
+"""Powers of the card view's probabilities tried with each threshold pair, for a model that has
+one (:attr:`scorekeeper.vision.reader.ReaderConfig.card_view_weight`)."""
 TEMPERATURES = tuple(round(t, 2) for t in np.arange(0.5, 3.01, 0.05))
 MIN_PRECISION = 0.95
 """A false card costs the tracker more than a missed sighting (the card is read again a few
@@ -94,10 +98,17 @@ def corner_logits(reader: Any, images: Sequence[Any]) -> tuple[np.ndarray, np.nd
 
 
 def choose_on(
-    model_dir: Path, images: Sequence[Any], *, on: str, min_precision: float = MIN_PRECISION
+    model_dir: Path,
+    images: Sequence[Any],
+    *,
+    on: str,
+    min_precision: float = MIN_PRECISION,
+    index_confs: Sequence[float] = INDEX_CONFS,
 ) -> dict[str, Any]:
     """Fit the temperature and choose the thresholds on ``images`` (labelled, see
-    :func:`scorekeeper.vision.evaluate.labelled_images`); write both to ``reader.json``."""
+    :func:`scorekeeper.vision.evaluate.labelled_images`); write both to ``reader.json``. A model
+    whose detector did not change keeps its ``index_conf`` by passing that one value as
+    ``index_confs``."""
     from scorekeeper.vision import evaluate as ev
     from scorekeeper.vision.reader import CardReader
 
@@ -106,7 +117,11 @@ def choose_on(
     temperature = fit_temperature(logits, labels)
     reader = CardReader(model_dir, temperature=temperature)
     rows = ev.sweep_thresholds(
-        reader, ev.labelled_truth(images), index_confs=INDEX_CONFS, card_probs=CARD_PROBS
+        reader,
+        ev.labelled_truth(images),
+        index_confs=index_confs,
+        card_probs=CARD_PROBS,
+        card_view_weights=CARD_VIEW_WEIGHTS,
     )
     best = pick_thresholds(rows, min_precision=min_precision)
     path = model_dir / "reader.json"
@@ -114,9 +129,14 @@ def choose_on(
     config["classifier"]["temperature"] = temperature
     config["thresholds"]["index_conf"] = best["index_conf"]
     config["thresholds"]["card_prob"] = best["card_prob"]
+    if "card_view_weight" in best:
+        config["classifier"]["card_view"]["weight"] = best["card_view_weight"]
+    rule = best.pop("rule")
+    if len(index_confs) == 1:
+        rule += f", index_conf held at {index_confs[0]} (the detector did not change)"
     config["threshold_choice"] = {
         "on": on,
-        "rule": best.pop("rule"),
+        "rule": rule,
         "temperature": temperature,
         "corners": len(labels),
         "best": best,

@@ -453,9 +453,9 @@ def measure_all(
             model, webcam, sizes=(own,), limit=limit, log=log
         )
     if latency:
-        # The same networks read the plain way (one detector size, one view of each index): what
-        # the extra sizes and views cost, measured in the same run.
-        plain = CardReader(model, detector_scales=(1.0,), views=1)
+        # The same networks read the plain way (one detector size, one view of each index, no
+        # card view): what the extra sizes, views and card views cost, measured in the same run.
+        plain = CardReader(model, detector_scales=(1.0,), views=1, card_view=False)
         figures["latency"] = measure_latency(reader, frames=latency_frames(), baseline=plain)
         log(f"latency: {figures['latency']}")
     return figures
@@ -530,10 +530,13 @@ def sweep_thresholds(
     *,
     index_confs: Iterable[float],
     card_probs: Iterable[float],
+    card_view_weights: Iterable[float] | None = None,
 ) -> list[dict[str, float]]:
-    """End-to-end card P/R for each (index_conf, card_prob) pair, reading each image once.
+    """End-to-end card P/R for each (index_conf, card_prob) pair, reading each image once; for a
+    reader with a card view, for each of ``card_view_weights`` too (default: its own weight), the
+    rows then carrying ``card_view_weight``.
 
-    For choosing the reader's thresholds on synthetic validation data (never on the real photos).
+    For choosing the reader's thresholds on real-like frames (never on the real photos).
     """
     import cv2
 
@@ -549,41 +552,41 @@ def sweep_thresholds(
         probs = reader.classify_boxes(frame, box_list)
         views = reader.card_view_probs(frame, box_list) if reader.has_card_view else None
         per_image.append((truth, box_list, scores, probs, views))
+    weights: list[float | None] = [None]
+    if reader.has_card_view:
+        weights = list(card_view_weights or [reader.config.card_view_weight])
     rows = []
-    for conf in index_confs:
-        for prob in card_probs:
-            tp = fp = fn = 0
-            for truth, box_list, scores, probs, views in per_image:
-                kept = [i for i, s in enumerate(scores) if s >= conf]
-                readings = [
-                    IndexReading(box=box_list[i], score=float(scores[i]), probs=probs[i])
-                    for i in kept
-                ]
-                if views is not None:
-                    for i in unsure_cards(readings, prob):
-                        readings[i] = with_card_view(
-                            readings[i], views[kept[i]], weight=reader.config.card_view_weight
-                        )
-                seen = {
-                    d.card.notation
-                    for d in combine_indices(
-                        readings,
-                        card_prob=prob,
-                        corner_reach=reader.config.corner_reach,
-                        joint_corners=reader.config.joint_corners,
-                    )
-                }
-                tp += len(seen & truth)
-                fp += len(seen - truth)
-                fn += len(truth - seen)
-            precision = tp / (tp + fp) if tp + fp else float("nan")
-            recall = tp / (tp + fn) if tp + fn else float("nan")
-            rows.append(
-                {
-                    "index_conf": conf,
-                    "card_prob": prob,
-                    "card_precision": round(precision, 4),
-                    "card_recall": round(recall, 4),
-                }
-            )
+    for conf, prob, weight in itertools.product(index_confs, card_probs, weights):
+        tp = fp = fn = 0
+        for truth, box_list, scores, probs, views in per_image:
+            kept = [i for i, s in enumerate(scores) if s >= conf]
+            readings = [
+                IndexReading(box=box_list[i], score=float(scores[i]), probs=probs[i]) for i in kept
+            ]
+            if views is not None and weight is not None:
+                for i in unsure_cards(readings, prob):
+                    readings[i] = with_card_view(readings[i], views[kept[i]], weight=weight)
+            seen = {
+                d.card.notation
+                for d in combine_indices(
+                    readings,
+                    card_prob=prob,
+                    corner_reach=reader.config.corner_reach,
+                    joint_corners=reader.config.joint_corners,
+                )
+            }
+            tp += len(seen & truth)
+            fp += len(seen - truth)
+            fn += len(truth - seen)
+        precision = tp / (tp + fp) if tp + fp else float("nan")
+        recall = tp / (tp + fn) if tp + fn else float("nan")
+        row = {
+            "index_conf": conf,
+            "card_prob": prob,
+            "card_precision": round(precision, 4),
+            "card_recall": round(recall, 4),
+        }
+        if weight is not None:
+            row["card_view_weight"] = weight
+        rows.append(row)
     return rows
