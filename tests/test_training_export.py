@@ -42,6 +42,11 @@ def test_a_classifier_only_export_reads_as_the_shipped_model(tmp_path: Path) -> 
     assert config["classifier"]["int8"] is True
     assert (model_dir / "calibration-crops.npz").is_file()
     assert not (model_dir / "index-classifier.onnx").exists()
+    # The folder's card view and its detector's index_conf stay: neither was trained again.
+    shipped_config = json.loads((MODEL / "reader.json").read_text())
+    assert config["classifier"]["card_view"]["file"] == "card-view.onnx"
+    assert config["thresholds"]["index_conf"] == shipped_config["thresholds"]["index_conf"]
+    assert "index_conf held" in config["threshold_choice"]["rule"]
     # Same checkpoint, same detector, thresholds as chosen before: the same cards on the demo.
     shipped = CardReader(MODEL)
     exported = CardReader(
