@@ -58,3 +58,32 @@ def test_a_classifier_only_export_reads_as_the_shipped_model(tmp_path: Path) -> 
     for frame in latency_frames(4):
         ours = sorted(c.card.notation for c in exported.read(frame).cards)
         assert ours == sorted(c.card.notation for c in shipped.read(frame).cards)
+
+
+@pytest.mark.skipif(not (MODEL / "checkpoints" / "card-view.pt").is_file(), reason="no checkpoints")
+def test_a_card_view_only_export_keeps_both_stages_and_reads_with_the_new_view(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("torch")
+    pytest.importorskip("onnx")
+    from scorekeeper.training.recipe import Recipe, export_model
+    from scorekeeper.vision.reader import CardReader
+
+    data = tmp_path / "data"
+    assert main(["dataset", "build", "--out", str(data), "--images", "12", "--seed", "3",
+                 "--workers", "1"]) == 0  # fmt: skip
+    model_dir = tmp_path / "model"
+    shutil.copytree(MODEL, model_dir)
+    (model_dir / "card-view.onnx").unlink()
+    run = tmp_path / "runs" / "card_view" / "run"
+    run.mkdir(parents=True)
+    shutil.copyfile(MODEL / "checkpoints" / "card-view.pt", run / "best.pt")
+    classifier_bytes = (model_dir / "index-classifier-int8.onnx").read_bytes()
+
+    export_model(Recipe(data=data, runs=tmp_path / "runs", model_dir=model_dir), log=lambda _: None)
+
+    config = json.loads((model_dir / "reader.json").read_text())
+    assert config["classifier"]["card_view"]["file"] == "card-view.onnx"
+    assert config["classifier"]["card_view"]["weight"] in (0.5, 1.0)
+    assert (model_dir / "index-classifier-int8.onnx").read_bytes() == classifier_bytes
+    assert CardReader(model_dir).has_card_view

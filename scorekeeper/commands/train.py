@@ -72,6 +72,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="card-view network training steps (default 6000)",
     )
+    parser.add_argument(
+        "--view-lr",
+        type=float,
+        default=None,
+        metavar="LR",
+        help="card-view network's top learning rate (default 2e-3; 1e-3 to continue it)",
+    )
     parser.add_argument("--imgsz", type=int, default=320, help="detector training size")
     parser.add_argument("--batch", type=int, default=16, help="detector batch")
     parser.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
@@ -159,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             device=args.device,
             **({"steps": args.view_steps} if args.view_steps else {}),
+            **({"lr": args.view_lr} if args.view_lr is not None else {}),
         ),
         realcards=realcards if realcards.is_dir() else None,
         resume=args.resume,

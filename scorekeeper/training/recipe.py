@@ -285,6 +285,43 @@ def run_recipe(recipe: Recipe, steps: tuple[str, ...] = STEPS, log: Log = print)
     return figures
 
 
+def _export_classifier_run(
+    recipe: Recipe, cls_best: Path, classifier_config: dict[str, Any]
+) -> None:
+    """The classifier run's best weights, in 8 bits, and its stripped checkpoint, in the model
+    folder."""
+    import torch
+
+    from scorekeeper.training.classifier import export_classifier
+    from scorekeeper.training.quantize import (
+        CALIBRATION_BANK,
+        install_classifier_onnx,
+        write_calibration_bank,
+    )
+    from scorekeeper.vision.reader import CLASSIFIER_CLASSES
+
+    model_dir = recipe.model_dir
+    with tempfile.TemporaryDirectory(prefix="export-") as scratch:
+        float_onnx = export_classifier(
+            cls_best, Path(scratch) / "classifier.onnx", size=recipe.classifier.size
+        )
+        if recipe.crop_set.is_dir() or not (model_dir / CALIBRATION_BANK).is_file():
+            write_calibration_bank(recipe.crop_set, model_dir, size=recipe.classifier.size)
+        install_classifier_onnx(float_onnx, model_dir, classifier_config)
+    # A float export left from before the classifier ran in 8 bits: reader.json no longer names it.
+    (model_dir / "index-classifier.onnx").unlink(missing_ok=True)
+    state = torch.load(cls_best, map_location="cpu", weights_only=False)
+    torch.save(
+        {
+            "model": state["model"],
+            "recipe": state.get("recipe", {}),
+            "epoch": state.get("epoch"),
+            "classes": list(CLASSIFIER_CLASSES),
+        },
+        model_dir / "checkpoints" / "index-classifier.pt",
+    )
+
+
 def _export_card_view(recipe: Recipe, log: Log = print) -> dict[str, Any] | None:
     """The card-view run's best weights to ONNX in the model folder; reader.json's ``card_view``
     section for it (the model folder's own when no run trained one; None when neither has one)."""
@@ -346,19 +383,19 @@ def train_card_view_step(recipe: Recipe, log: Log = print) -> None:
     labels = np.concatenate([p[1] for p in parts])
     val = cv.scene_card_views(recipe.detection_set, "val")
     log(f"card views: {len(views)} to train on, {len(val[0])} to validate on")
-    cv.train_card_view(views, labels, val, recipe.runs / "card_view" / "run", settings, log=log)
+    run = recipe.runs / "card_view" / "run"
+    committed = recipe.model_dir / "checkpoints" / "card-view.pt"
+    # As for the classifier: --resume without an interrupted run starts from the committed weights.
+    init = committed if recipe.resume and not (run / "last.pt").is_file() else None
+    if init is not None and not init.is_file():
+        init = None
+    cv.train_card_view(views, labels, val, run, settings, init=init, log=log)
 
 
 def export_model(recipe: Recipe, log: Log = print) -> None:
-    """Both runs' best weights to ONNX, ``reader.json`` and stripped checkpoints in the model
-    folder."""
-    from scorekeeper.training.classifier import export_classifier
+    """The runs' best weights to ONNX, ``reader.json`` and stripped checkpoints in the model
+    folder; a stage no run trained keeps the folder's own."""
     from scorekeeper.training.detector import export_detector, strip_checkpoint
-    from scorekeeper.training.quantize import (
-        CALIBRATION_BANK,
-        install_classifier_onnx,
-        write_calibration_bank,
-    )
     from scorekeeper.vision.reader import CLASSIFIER_CLASSES
 
     model_dir = recipe.model_dir
@@ -371,8 +408,14 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
     # A run that fine-tuned only the classifier (``--steps classifier,export --resume``) keeps the
     # detector the model folder already has.
     keep_detector = not det_best.is_file() and (model_dir / "index-detector.onnx").is_file()
-    for path in (cls_best,) if keep_detector else (det_best, cls_best):
-        if not path.is_file():
+    # One that trained only the card view (``--steps card_view,export``) keeps both stages.
+    keep_classifier = (
+        not cls_best.is_file()
+        and (model_dir / CLASSIFIER_FILE).is_file()
+        and (model_dir / "reader.json").is_file()
+    )
+    for path, kept in ((det_best, keep_detector), (cls_best, keep_classifier)):
+        if not kept and not path.is_file():
             raise TrainingSetupError(f"no trained weights at {path}: run the training steps first")
     if keep_detector:
         log(f"export: no detector run at {det_weights}, keeping the model folder's detector")
@@ -389,30 +432,15 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         "joint_corners": CLASSIFIER_JOINT_CORNERS,
         "classes": list(CLASSIFIER_CLASSES),
     }
-    with tempfile.TemporaryDirectory(prefix="export-") as scratch:
-        float_onnx = export_classifier(
-            cls_best, Path(scratch) / "classifier.onnx", size=recipe.classifier.size
-        )
-        if recipe.crop_set.is_dir() or not (model_dir / CALIBRATION_BANK).is_file():
-            write_calibration_bank(recipe.crop_set, model_dir, size=recipe.classifier.size)
-        install_classifier_onnx(float_onnx, model_dir, classifier_config)
-    # A float export left from before the classifier ran in 8 bits: reader.json no longer names it.
-    (model_dir / "index-classifier.onnx").unlink(missing_ok=True)
+    if keep_classifier:
+        log(f"export: no classifier run at {cls_best.parent}, keeping the folder's classifier")
+        kept = json.loads((model_dir / "reader.json").read_text())["classifier"]
+        classifier_config = {k: v for k, v in kept.items() if k != "card_view"}
+    else:
+        _export_classifier_run(recipe, cls_best, classifier_config)
     card_view = _export_card_view(recipe, log)
     if card_view is not None:
         classifier_config["card_view"] = card_view
-    import torch
-
-    state = torch.load(cls_best, map_location="cpu", weights_only=False)
-    torch.save(
-        {
-            "model": state["model"],
-            "recipe": state.get("recipe", {}),
-            "epoch": state.get("epoch"),
-            "classes": list(CLASSIFIER_CLASSES),
-        },
-        checkpoints / "index-classifier.pt",
-    )
     config: dict[str, Any] = {
         "format": 1,
         "detector": {

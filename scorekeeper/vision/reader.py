@@ -40,14 +40,13 @@ from scorekeeper.vision.registry import CONFIG_NAME, find_model
 
 NOT_A_CARD = "not_a_card"
 CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (NOT_A_CARD,)
-
+"""The classifier's 41 outputs: the 40 cards in :data:`DECK` order, then ``not_a_card``."""
 CARD_VIEW_SPAN = 8.0
 """Index lengths across the card view: from a corner index a card reaches 4-7 index lengths, its
 centre and the pips near it within 4, so a square this wide centred on the index holds them
 whichever way the card lies."""
 CARD_VIEW_MARGIN = (CARD_VIEW_SPAN - 1.0) / 2.0
 """The same square as a :func:`scorekeeper.vision.crops.crop_square` margin."""
-"""The classifier's 41 outputs: the 40 cards in :data:`DECK` order, then ``not_a_card``."""
 CLASSIFIER_THREADS = 0
 """Threads of the classifier's pool; 0: as many as the detector's."""
 VIEW_COUNTS = (1, 2, 4)
