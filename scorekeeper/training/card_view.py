@@ -4,9 +4,9 @@ At webcam scale the printed index is 13-37 px tall and an unfamiliar font's 3 an
 are a few soft pixels apart; the index classifier hesitates between them. The card's body does
 not: three pips are not five, and the big centre pips keep their suit's shape where the small one
 in the index has blurred. This network sees a square around the index, :data:`CARD_VIEW_SPAN`
-index lengths wide, so the whole card fits whichever way it lies from its corner, and names the
-card whose corner is in the middle. The reader multiplies its probabilities into an unsure
-index's (:func:`scorekeeper.vision.reader.with_card_view`).
+index lengths wide, so the card's centre and the pips near it are in view whichever way it lies
+from its corner, and names the card whose corner is in the middle. The reader multiplies its
+probabilities into an unsure index's (:func:`scorekeeper.vision.reader.with_card_view`).
 
 Training views come from two places, both rendered here, never from real photos: the flat faces
 of the face packs (the training packs and procedural decks), turned, scaled, laid on a table
@@ -34,8 +34,8 @@ from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.reader import CARD_VIEW_MARGIN, CARD_VIEW_SPAN, CLASSIFIER_CLASSES
 
 CARD_VIEW_SIZE = 80
-"""Pixels a side of the card view: a webcam card ~150 px tall is shrunk about 2.2 times, its pips
-kept 5-6 px across."""
+"""Pixels a side of the card view: around a webcam index ~20 px tall the view is ~160 px, shrunk
+about twice, its pips kept 5-6 px across."""
 FAN_SHARE = 0.3
 """Views whose card is covered by the next card of a fan, all but its index strip."""
 CARD_SCALE = (0.9, 1.8)
