@@ -28,8 +28,16 @@ import numpy as np
 
 from scorekeeper.rules.cards import DECK
 from scorekeeper.training import TrainingSetupError
-from scorekeeper.training.classifier import IMAGE_SUFFIXES, jpeg
-from scorekeeper.training.face_crops import class_of_label
+from scorekeeper.training.classifier import (
+    IMAGE_SUFFIXES,
+    build_network,
+    evaluate_classifier,
+    export_onnx,
+    jpeg,
+    motion_smear,
+    to_tensor,
+)
+from scorekeeper.training.face_crops import class_of_label, turned_bound
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.reader import CARD_VIEW_MARGIN, CARD_VIEW_SPAN, CLASSIFIER_CLASSES
 
@@ -48,33 +56,9 @@ its card fills more of the view: the views lean large."""
 
 
 def build_card_view_network(num_classes: int = len(CLASSIFIER_CLASSES), width: int = 24) -> Any:
-    """A small CNN for 80 x 80 card views (RGB in [0, 1]); a strided first layer keeps it cheap."""
-    from torch import nn
-
-    def block(cin: int, cout: int, stride: int = 1) -> list[Any]:
-        return [
-            nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False),
-            nn.BatchNorm2d(cout),
-            nn.ReLU(inplace=True),
-        ]
-
-    w = width
-    return nn.Sequential(
-        *block(3, w, stride=2),
-        *block(w, w),
-        nn.MaxPool2d(2),
-        *block(w, 2 * w),
-        *block(2 * w, 2 * w),
-        nn.MaxPool2d(2),
-        *block(2 * w, 4 * w),
-        *block(4 * w, 4 * w),
-        nn.MaxPool2d(2),
-        *block(4 * w, 6 * w),
-        nn.AdaptiveAvgPool2d(1),
-        nn.Flatten(),
-        nn.Dropout(0.2),
-        nn.Linear(6 * w, num_classes),
-    )
+    """The index classifier's network for 80 x 80 card views (RGB in [0, 1]): its strided first
+    layer keeps it about as cheap."""
+    return build_network(num_classes, width, first_stride=2)
 
 
 # -- rendering views from faces --------------------------------------------------------------------
@@ -124,10 +108,7 @@ def render_card_view(
     angle = float(rng.uniform(0.0, 360.0))
     theta = math.radians(angle)
     w, h = x2 - x1, y2 - y1
-    bound = max(
-        abs(w * math.cos(theta)) + abs(h * math.sin(theta)),
-        abs(w * math.sin(theta)) + abs(h * math.cos(theta)),
-    )
+    bound = turned_bound(w, h, theta)
     scale = CARD_VIEW_SIZE / CARD_VIEW_SPAN / max(bound, 1.0) * rng.uniform(*CARD_SCALE)
     jitter = 0.12 * CARD_VIEW_SIZE / CARD_VIEW_SPAN
     mid = CARD_VIEW_SIZE / 2.0
@@ -266,11 +247,7 @@ def webcam_look(view: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.3, 1.3))
     if rng.random() < 0.2:
         length = int(rng.integers(2, 5))
-        line: np.ndarray = np.zeros((length, length), np.float32)
-        line[length // 2, :] = 1.0 / length
-        turn = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), rng.uniform(0, 180), 1)
-        kernel: np.ndarray = cv2.warpAffine(line, turn, (length, length))
-        image = cv2.filter2D(image, -1, kernel / max(float(kernel.sum()), 1e-6))
+        image = motion_smear(image, length, rng.uniform(0, 180))
     if rng.random() < 0.1:
         image = np.repeat(image.mean(axis=2, keepdims=True), 3, axis=2)
     light = rng.uniform(0.3, 0.75) if rng.random() < 0.35 else rng.uniform(0.75, 1.3)
@@ -301,30 +278,6 @@ class CardViewRecipe:
     procedural_packs: int = 60
     procedural_views_per_index: int = 3
     eval_every: int = 500
-
-
-def _tensor(batch_bgr: np.ndarray) -> Any:
-    import torch
-
-    rgb = np.ascontiguousarray(batch_bgr[:, :, :, ::-1].transpose(0, 3, 1, 2), np.float32) / 255.0
-    return torch.from_numpy(rgb)
-
-
-def card_view_accuracy(
-    model: Any, views: np.ndarray, labels: np.ndarray, device: Any = "cpu"
-) -> float:
-    import torch
-
-    if len(views) == 0:
-        return math.nan
-    model.eval()
-    correct = 0
-    with torch.no_grad():
-        for start in range(0, len(views), 256):
-            out = model(_tensor(views[start : start + 256]).to(device))
-            correct += int((out.argmax(1).cpu().numpy() == labels[start : start + 256]).sum())
-    model.train()
-    return correct / len(views)
 
 
 def train_card_view(
@@ -385,7 +338,7 @@ def train_card_view(
     for step in range(start + 1, recipe.steps + 1):
         picks = rng.choice(len(views), recipe.batch, p=weights)
         batch = np.stack([webcam_look(views[i], rng) for i in picks])
-        x = _tensor(batch).to(device, memory_format=torch.channels_last)
+        x = to_tensor(batch).to(device, memory_format=torch.channels_last)
         loss = criterion(model(x), torch.from_numpy(labels[picks]).to(device))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
@@ -393,7 +346,8 @@ def train_card_view(
         scheduler.step()
         loss_sum, seen = loss_sum + float(loss.detach()), seen + 1
         if step % recipe.eval_every == 0 or step == recipe.steps:
-            acc = card_view_accuracy(model, *val, device=device)
+            acc = evaluate_classifier(model, *val, device=device)
+            model.train()
             record = {
                 "step": step,
                 "loss": round(loss_sum / seen, 4),
@@ -423,26 +377,9 @@ def train_card_view(
 def export_card_view(checkpoint: Path, onnx_path: Path) -> Path:
     """Write the card-view network as ONNX: input ``views`` (N x 3 x 80 x 80, RGB in [0, 1]),
     output logits."""
-    import warnings
-
     import torch
 
     state = torch.load(checkpoint, map_location="cpu", weights_only=False)
     model = build_card_view_network(width=int(state["recipe"]["width"]))
     model.load_state_dict(state["model"])
-    model.eval()
-    onnx_path.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():
-        # The TorchScript exporter on purpose, as for the index classifier.
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(
-            model,
-            (torch.zeros(1, 3, CARD_VIEW_SIZE, CARD_VIEW_SIZE),),
-            str(onnx_path),
-            input_names=["views"],
-            output_names=["logits"],
-            dynamic_axes={"views": {0: "n"}, "logits": {0: "n"}},
-            opset_version=17,
-            dynamo=False,
-        )
-    return onnx_path
+    return export_onnx(model, onnx_path, size=CARD_VIEW_SIZE, input_name="views")

@@ -16,6 +16,7 @@ Procedural faces bring the 8, 9, 10 and joker indices a café deck may mix in, l
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
@@ -57,6 +58,13 @@ def class_of_label(label: str) -> int | None:
     return Card.parse(label).index
 
 
+def turned_bound(width: float, height: float, theta: float) -> float:
+    """The longer side of the axis-aligned bounds of a ``width`` x ``height`` box turned by
+    ``theta`` radians: what a detector would draw around a turned index."""
+    cos, sin = abs(math.cos(theta)), abs(math.sin(theta))
+    return max(width * cos + height * sin, width * sin + height * cos)
+
+
 def render_index_crop(
     face: _Face,
     box: Sequence[float],
@@ -73,11 +81,7 @@ def render_index_crop(
     angle = float(rng.uniform(0.0, 360.0))
     theta = np.deg2rad(angle)
     w, h = x2 - x1, y2 - y1
-    # Axis-aligned bounds of the turned box: what a detector would draw around it.
-    bound = max(
-        abs(w * np.cos(theta)) + abs(h * np.sin(theta)),
-        abs(w * np.sin(theta)) + abs(h * np.cos(theta)),
-    )
+    bound = turned_bound(w, h, theta)
     target = CONTEXT_SIZE / (1.0 + 2.0 * CONTEXT_MARGIN)
     scale = target / max(bound, 1.0)
     matrix = np.asarray(cv2.getRotationMatrix2D((cx, cy), angle, scale), np.float64)
