@@ -57,7 +57,8 @@ CLASSIFIER_JOINT_CORNERS = True
 CARD_VIEW_FILE = "card-view.onnx"
 CARD_VIEW_WEIGHT = 1.0
 """A new model's ``reader.json`` multiplies the card view's probabilities, at this power, into an
-unsure index's (:attr:`scorekeeper.vision.reader.ReaderConfig.card_view_weight`)."""
+unsure index's (:attr:`scorekeeper.vision.reader.ReaderConfig.card_view_weight`), until the
+thresholds step chooses the weight with the thresholds."""
 CLASSIFIER_FILE = "index-classifier-int8.onnx"
 """A new model's classifier runs in 8-bit integers (:mod:`scorekeeper.training.quantize`)."""
 REAL_SIZES = (160, 256, 320)
@@ -467,9 +468,6 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         config["classifier"]["joint_corners"] = old.get("classifier", {}).get(
             "joint_corners", CLASSIFIER_JOINT_CORNERS
         )
-        old_view = old.get("classifier", {}).get("card_view")
-        if isinstance(old_view, dict) and "card_view" in config["classifier"]:
-            config["classifier"]["card_view"]["weight"] = old_view.get("weight", CARD_VIEW_WEIGHT)
         if keep_detector:
             config["detector"]["train_imgsz"] = old.get("detector", {}).get(
                 "train_imgsz", recipe.detector.imgsz
