@@ -493,6 +493,20 @@ def test_the_cards_pips_settle_what_its_index_leaves_unsure() -> None:
     assert abs(float(read.probs.sum()) - 1.0) < 1e-5
 
 
+def test_an_unsure_card_view_naming_another_card_is_not_taken() -> None:
+    ace, three = Card.parse("AC").index, Card.parse("3C").index
+    # A half-covered corner read as the ace; its view mostly sees the three lying over it.
+    index = IndexReading(box=(100, 100, 118, 130), score=0.8, probs=_unsure(ace, three, 0.89))
+    view_sees_the_card_above = np.full(len(CLASSIFIER_CLASSES), 0.44 / 39)
+    view_sees_the_card_above[three], view_sees_the_card_above[ace] = 0.30, 0.26
+    assert with_card_view(index, view_sees_the_card_above, weight=1.0) is index
+    view_sure_of_the_three = _probs(three, 0.9)
+    assert with_card_view(index, view_sure_of_the_three, weight=1.0).label == three
+    view_agrees_unsure = np.full(len(CLASSIFIER_CLASSES), 0.44 / 39)
+    view_agrees_unsure[ace], view_agrees_unsure[three] = 0.30, 0.26
+    assert with_card_view(index, view_agrees_unsure, weight=1.0).probs[ace] > 0.89
+
+
 def test_a_lighter_card_view_leaves_a_clear_index_its_say() -> None:
     three, five = Card.parse("3C").index, Card.parse("5C").index
     index = IndexReading(box=(100, 100, 118, 130), score=0.8, probs=_unsure(three, five, 0.97))
