@@ -18,6 +18,7 @@ Figures:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import statistics
@@ -45,9 +46,8 @@ from scorekeeper.vision.reader import (
     CardReader,
     IndexReading,
     combine_indices,
-    unsure_cards,
     view_probs,
-    with_card_view,
+    with_card_views,
 )
 from scorekeeper.vision.webcam_scale import write_webcam_scale_view
 
@@ -564,8 +564,12 @@ def sweep_thresholds(
                 IndexReading(box=box_list[i], score=float(scores[i]), probs=probs[i]) for i in kept
             ]
             if views is not None and weight is not None:
-                for i in unsure_cards(readings, prob):
-                    readings[i] = with_card_view(readings[i], views[kept[i]], weight=weight)
+                readings = with_card_views(
+                    readings,
+                    functools.partial(np.take, views[kept], axis=0),
+                    card_prob=prob,
+                    weight=weight,
+                )
             seen = {
                 d.card.notation
                 for d in combine_indices(

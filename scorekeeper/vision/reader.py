@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -587,11 +588,12 @@ class CardReader:
         height, width = frame_bgr.shape[:2]
         readings = self.read_possible_cards(frame_bgr)
         if self._card_view is not None:
-            unsure = unsure_cards(readings, self.config.card_prob)
-            seen = self.card_view_probs(frame_bgr, [readings[i].box for i in unsure])
-            for i, probs in zip(unsure, seen):
-                weight = self.config.card_view_weight
-                readings[i] = with_card_view(readings[i], probs, weight=weight)
+            readings = with_card_views(
+                readings,
+                lambda unsure: self.card_view_probs(frame_bgr, [readings[i].box for i in unsure]),
+                card_prob=self.config.card_prob,
+                weight=self.config.card_view_weight,
+            )
         cards = combine_indices(
             readings,
             card_prob=self.config.card_prob,
@@ -694,6 +696,23 @@ def unsure_cards(readings: list[IndexReading], card_prob: float) -> list[int]:
         for i, reading in enumerate(readings)
         if reading.label < len(DECK) and reading.probs[reading.label] < card_prob
     ]
+
+
+def with_card_views(
+    readings: list[IndexReading],
+    views_of: Callable[[list[int]], np.ndarray],
+    *,
+    card_prob: float,
+    weight: float,
+) -> list[IndexReading]:
+    """``readings`` with each index still below ``card_prob`` read together with its card's view;
+    ``views_of(positions)`` gives the views' probabilities of those positions only, since the
+    network runs for no other."""
+    unsure = unsure_cards(readings, card_prob)
+    settled = list(readings)
+    for i, view in zip(unsure, views_of(unsure)):
+        settled[i] = with_card_view(readings[i], view, weight=weight)
+    return settled
 
 
 def with_card_view(reading: IndexReading, card_view: np.ndarray, *, weight: float) -> IndexReading:
