@@ -37,7 +37,7 @@ from scorekeeper.training.classifier import (
     motion_smear,
     to_tensor,
 )
-from scorekeeper.training.face_crops import class_of_label, turned_bound
+from scorekeeper.training.face_crops import class_of_label, table_patch, turned_bound
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.reader import CARD_VIEW_MARGIN, CARD_VIEW_SPAN, CLASSIFIER_CLASSES
 
@@ -62,12 +62,6 @@ def build_card_view_network(num_classes: int = len(CLASSIFIER_CLASSES), width: i
 
 
 # -- rendering views from faces --------------------------------------------------------------------
-
-
-def _table(rng: np.random.Generator, size: int) -> np.ndarray:
-    base = rng.uniform(15, 210, size=3)
-    grain = rng.normal(0, rng.uniform(2, 12), (size, size, 1))
-    return np.clip(base[None, None, :] + grain, 0, 255).astype(np.float32)
 
 
 def _warp_face(
@@ -113,7 +107,7 @@ def render_card_view(
     jitter = 0.12 * CARD_VIEW_SIZE / CARD_VIEW_SPAN
     mid = CARD_VIEW_SIZE / 2.0
     at = (mid + rng.uniform(-jitter, jitter), mid + rng.uniform(-jitter, jitter))
-    view = _table(rng, CARD_VIEW_SIZE)
+    view = table_patch(rng, CARD_VIEW_SIZE, colours=(15, 210)).astype(np.float32)
     if others and rng.random() < 0.4:  # a card under this one
         other = others[int(rng.integers(len(others)))]
         oh, ow = other.image.shape[:2]

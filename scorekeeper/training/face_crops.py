@@ -113,10 +113,13 @@ def render_index_crop(
     return crop
 
 
-def table_patch(rng: np.random.Generator) -> np.ndarray:
-    """A plain table colour with a little grain: what shows past a card's rounded corner."""
-    base = rng.uniform(20, 200, size=3)
-    grain = rng.normal(0, rng.uniform(2, 12), (CONTEXT_SIZE, CONTEXT_SIZE, 1))
+def table_patch(
+    rng: np.random.Generator, size: int = CONTEXT_SIZE, *, colours: tuple[float, float] = (20, 200)
+) -> np.ndarray:
+    """A plain table colour (each channel within ``colours``) with a little grain, ``size``
+    pixels square: what shows past a card's rounded corner."""
+    base = rng.uniform(*colours, size=3)
+    grain = rng.normal(0, rng.uniform(2, 12), (size, size, 1))
     return np.clip(base[None, None, :] + grain, 0, 255).astype(np.uint8)
 
 
