@@ -132,10 +132,13 @@ def test_an_overconfident_classifier_gets_a_temperature_above_one() -> None:
 def test_thresholds_buy_recall_only_while_precision_holds() -> None:
     rows = [
         {"index_conf": 0.1, "card_prob": 0.7, "card_precision": 0.99, "card_recall": 0.55},
-        {"index_conf": 0.1, "card_prob": 0.5, "card_precision": 0.955, "card_recall": 0.71},
+        {"index_conf": 0.1, "card_prob": 0.5, "card_precision": 0.965, "card_recall": 0.71},
         {"index_conf": 0.1, "card_prob": 0.3, "card_precision": 0.91, "card_recall": 0.83},
     ]
     assert pick_thresholds(rows)["card_prob"] == 0.5
+    # Just under the floor is under it: a false card costs the tracker a deal.
+    rows[1]["card_precision"] = 0.955
+    assert pick_thresholds(rows)["card_prob"] == 0.7
     assert pick_thresholds(rows, min_precision=0.999)["rule"].startswith("best F1")
 
 
