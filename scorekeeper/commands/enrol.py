@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--minutes",
         type=float,
         default=8.0,
-        help="training time budget on this machine, both stages and the card view (default 8)",
+        help="training time budget on this machine, both stages (default 8)",
     )
     parser.add_argument(
         "--detector",
