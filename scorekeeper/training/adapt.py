@@ -54,13 +54,6 @@ DETECTOR_PAYS_BELOW = 0.97
 """Index recall of the base detector (at its threshold) below which it is fine-tuned too."""
 DETECTOR_SHARE = 0.5
 """Share of the budget the detector gets when fine-tuned (ultralytics fits its epochs to it)."""
-CARD_VIEW_SHARE = 0.25
-"""Share of the budget the card view gets when the teaching has card views of the deck's faces
-(enrolment); the classifier and the detector share the rest."""
-CARD_VIEWS_PER_INDEX = 12
-"""Card views rendered of each index of each of the deck's faces (a quarter more, another seed,
-to validate on)."""
-CARD_VIEW_CHECKPOINT = "card-view.pt"
 MIN_PRECISION = 0.97
 """Thresholds for one table buy recall only while card precision on its images stays this high."""
 DETECTOR_MODES = ("auto", "on", "off")
@@ -89,9 +82,6 @@ class TeachingSet:
     """Folder crop sets (``train/<class>/``), for ``not_a_card`` examples."""
     face_crops: tuple[Any, Any] | None = None
     """Context crops cut from the deck's faces (:mod:`scorekeeper.training.face_crops`)."""
-    card_views: tuple[tuple[Any, Any], tuple[Any, Any]] | None = None
-    """Card views of the deck's faces to fine-tune the card view on, and others to validate on
-    (:func:`deck_card_views`); None: the base model's card view is kept."""
 
 
 @dataclass
@@ -308,26 +298,6 @@ def deck_face_crops(deck: Path, *, per_index: int, seed: int) -> tuple[Any, Any]
     )
 
 
-def deck_card_views(
-    deck: Path, *, per_index: int = CARD_VIEWS_PER_INDEX, seed: int = 7
-) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
-    """Card views of the deck's faces (with a few procedural decks', whose 8, 9, 10 and jokers keep
-    ``not_a_card`` in view) to train on, and views of the deck alone, rendered apart, to validate
-    on."""
-    import numpy as np
-
-    from scorekeeper.synth.faces import FacePack
-    from scorekeeper.training.card_view import face_card_views
-    from scorekeeper.training.face_crops import procedural_packs
-
-    pack: Any = FacePack.load(deck)
-    own = face_card_views([pack], per_index=per_index, seed=seed)
-    others = face_card_views(procedural_packs(8, seed=seed), per_index=2, seed=seed + 1)
-    train = (np.concatenate([own[0], others[0]]), np.concatenate([own[1], others[1]]))
-    val = face_card_views([pack], per_index=max(1, per_index // 4), seed=seed + 2)
-    return train, val
-
-
 def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print) -> AdaptResult:
     """Enrolment: scenes of the deck, then :func:`run_adaptation`."""
     began = time.time()
@@ -341,11 +311,6 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print
         judged=labelled_set(heldback),
         judged_on="held-back scenes of the deck",
         face_crops=deck_face_crops(plan.deck, per_index=plan.face_crops_per_index, seed=plan.seed),
-        card_views=(
-            deck_card_views(plan.deck, seed=plan.seed)
-            if (plan.base / "checkpoints" / CARD_VIEW_CHECKPOINT).is_file()
-            else None
-        ),
     )
     job = AdaptJob(
         name=plan.name,
@@ -383,8 +348,6 @@ class Trained:
     """The fine-tuned detector's weights (None: the detector was not fine-tuned)."""
     minutes: dict[str, float]
     steps: dict[str, Any] = field(default_factory=dict)
-    card_view: Path | None = None
-    """The fine-tuned card view's checkpoint (None: the base model's is kept)."""
 
 
 def split_judged(images: Sequence[Any]) -> tuple[list[Any], list[Any]]:
@@ -530,14 +493,8 @@ def _detector_pays(job: AdaptJob, calibrate: list[Any], log: Log) -> tuple[bool,
 def finetune(
     job: AdaptJob, teaching: TeachingSet, with_detector: bool, progress: Progress | None, log: Log
 ) -> Trained:
-    """The real fine-tune: the classifier, then (``with_detector``) the detector, then (with card
-    views to learn from) the card view, in the budget."""
+    """The real fine-tune: the classifier, then (``with_detector``) the detector, in the budget."""
     seconds = job.minutes * 60
-    with_card_view = teaching.card_views is not None and (
-        (job.base / "checkpoints" / CARD_VIEW_CHECKPOINT).is_file()
-    )
-    view_seconds = seconds * CARD_VIEW_SHARE if with_card_view else 0.0
-    seconds -= view_seconds
     share = DETECTOR_SHARE if with_detector else 0.0
     minutes: dict[str, float] = {}
     steps: dict[str, Any] = {}
@@ -557,14 +514,8 @@ def finetune(
         started = time.time()
         detector = finetune_detector(job, teaching, seconds * share, log)
         minutes["detector"] = round((time.time() - started) / 60, 2)
-    card_view = None
-    if with_card_view:
-        started = time.time()
-        card_view = finetune_card_view(job, teaching, view_seconds, log)
-        minutes["card_view"] = round((time.time() - started) / 60, 2)
-        steps["card_view"] = _last_log(card_view.parent / "log.jsonl")
     minutes["train"] = round((time.time() - began) / 60, 2)
-    return Trained(classifier, detector, minutes, steps, card_view)
+    return Trained(classifier, detector, minutes, steps)
 
 
 def _last_log(path: Path) -> dict[str, Any]:
@@ -624,32 +575,6 @@ def finetune_classifier(
         train_classifier(
             data, out, recipe, init=init, log=log, progress=report, budget_seconds=seconds
         )
-    )
-
-
-def finetune_card_view(
-    job: AdaptJob, teaching: TeachingSet, seconds: float, log: Log = print
-) -> Path:
-    """Fine-tune the base model's card view on the deck's card views for ``seconds``; the best
-    checkpoint by top-1 on the deck's validation views."""
-    from scorekeeper.training.card_view import CardViewRecipe, train_card_view
-
-    assert teaching.card_views is not None
-    (views, labels), val = teaching.card_views
-    out = job.work / "card_view"
-    if out.exists():
-        shutil.rmtree(out)
-    log(f"card view: fine-tuning on {len(views)} views of the deck for {seconds / 60:.1f} min")
-    recipe = CardViewRecipe(lr=5e-4, seed=job.seed, threads=job.threads, eval_every=250)
-    return train_card_view(
-        views,
-        labels,
-        val,
-        out,
-        recipe,
-        init=job.base / "checkpoints" / CARD_VIEW_CHECKPOINT,
-        log=log,
-        budget_seconds=seconds,
     )
 
 
@@ -726,23 +651,9 @@ def stage_candidates(
         "thresholds": _stage(job, "thresholds", classifier=None, detector=None),
         "classifier": _stage(job, "classifier", classifier=trained.classifier, detector=None),
     }
-    if trained.card_view is not None:
-        staged["classifier+card view"] = _stage(
-            job,
-            "card-view",
-            classifier=trained.classifier,
-            detector=None,
-            card_view=trained.card_view,
-        )
     if trained.detector is not None:
-        # The card view, when one was fine-tuned, goes with the new detector as well: the
-        # comparison above already says whether it pays.
         staged["classifier+detector"] = _stage(
-            job,
-            "both",
-            classifier=trained.classifier,
-            detector=trained.detector,
-            card_view=trained.card_view,
+            job, "both", classifier=trained.classifier, detector=trained.detector
         )
     for folder in staged.values():
         choose_on(
@@ -754,14 +665,7 @@ def stage_candidates(
     return staged
 
 
-def _stage(
-    job: AdaptJob,
-    kind: str,
-    *,
-    classifier: Path | None,
-    detector: Path | None,
-    card_view: Path | None = None,
-) -> Path:
+def _stage(job: AdaptJob, kind: str, *, classifier: Path | None, detector: Path | None) -> Path:
     """A complete model folder: the base model with the fine-tuned parts replacing its own."""
     staging = job.work / f"candidate-{kind}"
     if staging.exists():
@@ -772,8 +676,6 @@ def _stage(
         _install_classifier(classifier, staging, config)
     if detector is not None:
         _install_detector(detector, staging, config)
-    if card_view is not None:
-        _install_card_view(card_view, staging, config)
     config = _read_json(staging / "reader.json")
     config["adapted_from"] = str(job.base)
     config["tracker"] = dict(ADAPTED_TRACKER)
@@ -807,19 +709,6 @@ def _install_classifier(checkpoint: Path, staging: Path, config: dict[str, Any])
             "classes": list(CLASSIFIER_CLASSES),
         },
         staging / "checkpoints" / "index-classifier.pt",
-    )
-
-
-def _install_card_view(checkpoint: Path, staging: Path, config: dict[str, Any]) -> None:
-    import torch
-
-    from scorekeeper.training.card_view import export_card_view
-
-    export_card_view(checkpoint, staging / config["classifier"]["card_view"]["file"])
-    state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-    torch.save(
-        {"model": state["model"], "recipe": state["recipe"], "step": state["step"]},
-        staging / "checkpoints" / CARD_VIEW_CHECKPOINT,
     )
 
 

@@ -30,7 +30,6 @@ from scorekeeper.rules.cards import DECK
 from scorekeeper.training import TrainingSetupError
 from scorekeeper.training.classifier import (
     IMAGE_SUFFIXES,
-    BudgetSchedule,
     build_network,
     evaluate_classifier,
     export_onnx,
@@ -284,12 +283,10 @@ def train_card_view(
     *,
     init: Path | None = None,
     log: Callable[[str], object] = print,
-    budget_seconds: float | None = None,
 ) -> Path:
     """Train the card-view network on ``views``, from scratch or from the weights in ``init``;
     keeps ``last.pt`` every ``eval_every`` steps (a run that is stopped resumes from it) and
-    ``best.pt`` by val top-1. With ``budget_seconds`` (a fine-tune, as enrolment runs) the steps
-    are as many as the budget holds, measured in the run, and the run does not resume."""
+    ``best.pt`` by val top-1."""
     import torch
     from torch import nn
 
@@ -305,17 +302,12 @@ def train_card_view(
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=recipe.lr, weight_decay=recipe.weight_decay
     )
-    budget = BudgetSchedule(budget_seconds) if budget_seconds is not None else None
-    scheduler: Any = (
-        torch.optim.lr_scheduler.LambdaLR(optimizer, budget.factor)
-        if budget is not None
-        else torch.optim.lr_scheduler.OneCycleLR(
-            optimizer, max_lr=recipe.lr, total_steps=recipe.steps, pct_start=0.1
-        )
+    scheduler = torch.optim.lr_scheduler.OneCycleLR(
+        optimizer, max_lr=recipe.lr, total_steps=recipe.steps, pct_start=0.1
     )
     start, best = 0, -1.0
     last = out_dir / "last.pt"
-    if last.is_file() and budget is None:
+    if last.is_file():
         state = torch.load(last, map_location=device, weights_only=False)
         planned = int(state["recipe"]["steps"])
         if planned != recipe.steps:
@@ -337,12 +329,7 @@ def train_card_view(
     criterion = nn.CrossEntropyLoss(label_smoothing=recipe.label_smoothing)
     rng = np.random.default_rng([recipe.seed, start])
     began, loss_sum, seen = time.time(), 0.0, 0
-    total, step = recipe.steps, start
-    if budget is not None:
-        total = budget.total
-        budget.start(time.monotonic())
-    while step < total:
-        step += 1
+    for step in range(start + 1, recipe.steps + 1):
         picks = rng.choice(len(views), recipe.batch, p=weights)
         batch = np.stack([webcam_look(views[i], rng) for i in picks])
         x = to_tensor(batch).to(device, memory_format=torch.channels_last)
@@ -350,12 +337,9 @@ def train_card_view(
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-        if budget is not None:
-            budget.observe(step, time.monotonic())
-            total = budget.total
         scheduler.step()
         loss_sum, seen = loss_sum + float(loss.detach()), seen + 1
-        if step % recipe.eval_every == 0 or step == total:
+        if step % recipe.eval_every == 0 or step == recipe.steps:
             acc = evaluate_classifier(model, *val, device=device)
             model.train()
             record = {
@@ -366,7 +350,7 @@ def train_card_view(
             }
             with (out_dir / "log.jsonl").open("a") as handle:
                 handle.write(json.dumps(record) + "\n")
-            log(f"card view step {step}/{total}: {record}")
+            log(f"card view step {step}/{recipe.steps}: {record}")
             loss_sum, seen, began = 0.0, 0, time.time()
             state = {"model": model.state_dict(), "recipe": asdict(recipe), "step": step}
             if acc >= best:
