@@ -35,7 +35,7 @@ MIN_PRECISION = 0.96
 frames later), so recall is bought only while precision stays at or above this. At 0.95 the rule
 took ``card_prob`` 0.9 for the reader with its card view (0.952-0.955 on the webcam-scale view),
 and the tracker lost 2 of the 20 rendered deals of seeds 7200-7219 to false cards read from one
-half-covered corner; at the 0.95 those models read with above it, none."""
+half-covered corner; with ``card_prob`` 0.95, which this floor takes, it lost none."""
 
 
 def fit_temperature(

@@ -51,8 +51,8 @@ CARD_VIEW_MARGIN = (CARD_VIEW_SPAN - 1.0) / 2.0
 CARD_VIEW_DOUBT = 0.5
 """Below this top probability a card view that names another card than its index is not taken
 (:func:`with_card_view`). Measured on seeds 7200-7219 of the rendered table: the one deal lost with
-the card view taken always was lost to such a view (3C 0.30 under AC 0.26), and all 20 are rebuilt
-with it left out."""
+every view taken was lost to such a view (3C 0.30 over a half-covered AC, 0.26), and all 20 are
+rebuilt with it left out."""
 CLASSIFIER_THREADS = 0
 """Threads of the classifier's pool; 0: as many as the detector's."""
 VIEW_COUNTS = (1, 2, 4)
