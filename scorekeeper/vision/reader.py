@@ -501,7 +501,7 @@ class CardReader:
         # Each view in its four quarter turns, their probabilities averaged: the network learnt
         # every turn, and reads one card a little differently at each (on the real webcam
         # frames' labelled corners, top-1 0.42 with one turn, 0.54 with four).
-        views = np.stack([np.rot90(square, k) for square in squares for k in range(4)])
+        views = np.stack([view for s in squares for view in turned_views(s, count=4, wide=False)])
         feed = {self._card_view.get_inputs()[0].name: network_input(views)}
         logits = np.asarray(self._card_view.run(None, feed)[0], np.float64)
         return view_probs(logits.reshape(len(boxes), 4, -1), 1.0)
