@@ -387,9 +387,8 @@ def train_card_view_step(recipe: Recipe, log: Log = print) -> None:
     run = recipe.runs / "card_view" / "run"
     committed = recipe.model_dir / "checkpoints" / "card-view.pt"
     # As for the classifier: --resume without an interrupted run starts from the committed weights.
-    init = committed if recipe.resume and not (run / "last.pt").is_file() else None
-    if init is not None and not init.is_file():
-        init = None
+    fresh_resume = recipe.resume and not (run / "last.pt").is_file()
+    init = committed if fresh_resume and committed.is_file() else None
     cv.train_card_view(views, labels, val, run, settings, init=init, log=log)
 
 
@@ -501,7 +500,7 @@ def choose_thresholds(
     On real-like frames when ``realcards`` is given (its webcam-scale view, written under
     ``work``), else on the first ``limit`` images of the synthetic validation split."""
     from scorekeeper.rules.cards import DECK
-    from scorekeeper.training.thresholds import choose_on
+    from scorekeeper.training.thresholds import INDEX_CONFS, choose_on
     from scorekeeper.vision import evaluate as ev
 
     if realcards is not None and (realcards / "manifest.jsonl").is_file():
@@ -524,10 +523,8 @@ def choose_thresholds(
         raise TrainingSetupError(
             "no frames to choose the thresholds on: give --realcards or build the data"
         )
-    if hold_index_conf is None:
-        choice = choose_on(model_dir, images, on=on)
-    else:
-        choice = choose_on(model_dir, images, on=on, index_confs=(hold_index_conf,))
+    index_confs = INDEX_CONFS if hold_index_conf is None else (hold_index_conf,)
+    choice = choose_on(model_dir, images, on=on, index_confs=index_confs)
     log(f"thresholds: {choice}")
     return choice
 
