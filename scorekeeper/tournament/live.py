@@ -42,7 +42,11 @@ class TournamentHub:
         return self._listening.wait(timeout)
 
     def stop(self) -> None:
+        """Stop listening, and end every stream: a server closing must not leave a stream writing
+        to a connection it no longer serves."""
         self._stopping.set()
+        with self._changed:
+            self._changed.notify_all()
 
     def changed(self, table_id: str) -> None:
         with self._changed:
@@ -93,11 +97,13 @@ class TournamentHub:
                 last = seen
 
                 def moved_on(last: int = last) -> bool:
-                    return self._version != last
+                    return self._version != last or self._stopping.is_set()
 
                 woke = self._changed.wait_for(moved_on, timeout=self.heartbeat)
                 changed = [t for t, v in self._table_versions.items() if v > last]
                 seen = self._version
+            if self._stopping.is_set():
+                return
             if not woke:
                 yield "event: ping\ndata: {}\n\n"
                 continue

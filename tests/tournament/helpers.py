@@ -30,14 +30,18 @@ def loopback_server(app: Flask, *, port: int = 0, threads: int) -> tuple[BaseWSG
 class Served:
     """A tournament app served by waitress on a loopback port, in a thread."""
 
-    def __init__(self, app: Flask) -> None:
+    def __init__(self, app: Flask, *, port: int = 0, threads: int = 8) -> None:
         self.app = app
-        self.server, port = loopback_server(app, threads=8)
+        self.server, port = loopback_server(app, port=port, threads=threads)
         self.url = f"http://127.0.0.1:{port}"
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
 
     def close(self) -> None:
+        # Streams first, then the request threads, then the sockets: a stream still running after
+        # its server closed writes into whatever file reuses the server's descriptors.
+        self.app.extensions["scorekeeper.tournament.hub"].stop()
+        self.server.task_dispatcher.shutdown()
         self.server.close()
 
 

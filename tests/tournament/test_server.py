@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import random
 import threading
@@ -276,10 +277,7 @@ def test_the_pusher_works_offline_and_catches_up(
         assert len([w for w in warnings if "retries" in w]) == 1, (
             "one line per trouble, not one per retry"
         )
-        back = Served.__new__(Served)
-        back.server, _ = loopback_server(tournament_app, port=port, threads=4)
-        back.thread = threading.Thread(target=back.server.run, daemon=True)
-        back.thread.start()
+        back = Served(tournament_app, port=port, threads=4)
         try:
             assert pusher.wait_caught_up(10)
             for stored in a_match.events("mesa-1")[40:]:
@@ -318,6 +316,16 @@ def test_a_refused_key_never_stops_the_table(
     assert (
         any("401" in w for w in warnings) and pusher.status.pushes == 0 and pusher.status.acked == 0
     )
+
+
+def test_a_page_stream_ends_when_the_server_stops(tournament_app: Flask) -> None:
+    hub = tournament_app.extensions["scorekeeper.tournament.hub"]
+    stream = hub.stream(lambda ids: [])
+    assert next(stream).startswith("retry:")
+    assert next(stream).startswith("event: tables")
+    hub.stop()
+    # No more pings once stopped: the connection is closing, nothing may be written to it.
+    assert list(itertools.islice(stream, 3)) == []
 
 
 # -- several server processes --------------------------------------------------------------------
