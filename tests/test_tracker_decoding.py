@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scorekeeper.errors import IllegalPlayError
@@ -100,6 +100,12 @@ def test_a_read_no_card_left_explains_is_unexplained_not_forced() -> None:
 
 
 @settings(max_examples=100, deadline=None)
+# True renúncias once explained away unasked: twin swaps that reseat the deal move the turned
+# card's play off the dealer's seat, so no single swap is a deal the rules accept (the near tie
+# was not asked; in the third, the likelier deal was not found).
+@example(seed=262144, dealer=0, colour="H", share=0.875, revoke=True)
+@example(seed=267530, dealer=3, colour="H", share=0.9715, revoke=True)
+@example(seed=419530, dealer=0, colour="C", share=0.8898, revoke=True)
 @given(
     seed=st.integers(0, 10**6),
     dealer=st.integers(0, 3),
@@ -134,7 +140,7 @@ def test_decoding_never_makes_an_impossible_deal_nor_hides_a_true_renuncia(
     assert decoded.turned in (turned, twin(turned))
     truth = Deal.start(dealer=dealer, turned=turned).play_all(plays)
     kept = {(r.trick, r.seat) for r in replayed.revokes}
-    answered = revokes_after_truthful_answers(decoded, plays, dealer)
+    answered = revokes_after_truthful_answers(decoded, plays, dealer, turned)
     for revoked in truth.revokes:
         at = (revoked.trick, revoked.seat)
         assert at in kept or at in answered or decoded.turned == twin(turned), (
@@ -142,15 +148,15 @@ def test_decoding_never_makes_an_impossible_deal_nor_hides_a_true_renuncia(
         )
 
 
-def revokes_after_truthful_answers(decoded, plays: list[Card], dealer: int) -> set[tuple[int, int]]:
+def revokes_after_truthful_answers(
+    decoded, plays: list[Card], dealer: int, turned: Card
+) -> set[tuple[int, int]]:
     """The renúncias the deal shows once the table answers every doubt whose options hold the
-    card really played with that card (the turned card follows its play)."""
-    cards = list(decoded.cards)
-    answered = list(cards)
+    card really played with that card; the trunfo is the card lying turned on the table."""
+    answered = list(decoded.cards)
     for play, options in decoded.doubts:
         if plays[play] in options:
             answered[play] = plays[play]
-    turned = answered[cards.index(decoded.turned)] if decoded.turned in cards else decoded.turned
     try:
         deal = Deal.start(dealer=dealer, turned=turned).play_all(answered)
     except IllegalPlayError:

@@ -26,8 +26,9 @@ Pure: no frames, no clocks, only cards, evidence and the rules.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import numpy as np
 
@@ -324,46 +325,84 @@ def _with_doubts(
     rules: Rules | None,
     turned_play: int | None,
 ) -> Decoded:
-    reads, turned_row = _rows(turned, plays, turned_play)
-    rows = [r.weighed() for r in reads]
-    searcher = _Search(
-        dealer=dealer,
-        rules=rules,
-        rows=rows,
-        turned_row=turned_row,
-        played=len(plays),
-        renuncia_cost=RENUNCIA_COST,
-    )
+    searchers: dict[int | None, _Search] = {}
+
+    def searcher_for(play: int | None) -> _Search:
+        if play not in searchers:
+            reads, turned_row = _rows(turned, plays, play)
+            searchers[play] = _Search(
+                dealer=dealer,
+                rules=rules,
+                rows=[r.weighed() for r in reads],
+                turned_row=turned_row,
+                played=len(plays),
+                renuncia_cost=RENUNCIA_COST,
+            )
+        return searchers[play]
+
+    searcher = searcher_for(turned_play)
     cards = list(best.cards) if turned_play is not None else [*best.cards, best.turned]
-    holder = {card: r for r, card in enumerate(cards)}
     base = searcher.evaluate(cards)
     if base is None:
         return best
-    found: list[tuple[int, tuple[Card, ...]]] = list(best.doubts)
+    options: dict[int, list[Card]] = {i: list(given) for i, given in best.doubts}
     for i in range(len(plays)):
-        if any(i == j for j, _ in found):
+        if any(i == j for j, _ in best.doubts):
             continue
-        options = [cards[i]]
-        for card in searcher.fair[i]:
-            if card == cards[i]:
+        for trial in searcher._swaps(cards, i):
+            reading = _cheapest_reading(trial, best.turned, turned_play, plays, searcher_for)
+            if reading is None or reading[0] - base[0] >= DOUBT_MARGIN:
                 continue
-            trial = list(cards)
-            trial[i] = card
-            if card in holder:
-                trial[holder[card]] = cards[i]
-            judged = searcher.evaluate(trial)
-            if judged is not None and judged[0] - base[0] < DOUBT_MARGIN:
-                options.append(card)
-        if len(options) > 1:
-            found.append((i, tuple(options[:5])))
+            # Each play the near tie changes is asked: answering only some of them could
+            # leave a deal the rules refuse (two plays of one card, the turned card off the
+            # dealer's seat).
+            for r, other in enumerate(reading[1][: len(plays)]):
+                if other != cards[r]:
+                    options.setdefault(r, [cards[r]]).append(other)
+    found = [(i, tuple(dict.fromkeys(options[i]))[:5]) for i in sorted(options)]
     return Decoded(
         turned=best.turned,
         cards=best.cards,
         unexplained=best.unexplained,
         deal=best.deal,
         cost=best.cost,
-        doubts=tuple(found),
+        doubts=tuple((i, o) for i, o in found if len(o) > 1),
     )
+
+
+def _cheapest_reading(
+    trial: list[Card],
+    turned_card: Card,
+    turned_play: int | None,
+    plays: Sequence[Reads],
+    searcher_for: Callable[[int | None], _Search],
+) -> tuple[float, list[Card]] | None:
+    """The cheapest deal the rules accept for the plays' cards of ``trial``, and its cards:
+    read as it stands (a trial that changes the turned play's card changes the trunfo), with
+    the same turned card at the play now holding it, or, when the rules refuse it (its swap
+    seats the turned card's play off the dealer's seat), with the turned card swapped to another
+    play whose reads name it. The turned card's reads go with its play (one card, weighed
+    once)."""
+    readings = [(trial, turned_play)]
+    if turned_play is None or trial[turned_play] == turned_card:
+        judged = searcher_for(turned_play).evaluate(trial)
+        if judged is not None:
+            return judged[0], trial  # the rules accept it with its trunfo where it was
+    if turned_play is not None:
+        if trial[turned_play] != turned_card:
+            readings.append((trial, trial.index(turned_card)))
+        else:
+            for j, reads in enumerate(plays):
+                if j != turned_play and turned_card in reads.total:
+                    moved = list(trial)
+                    moved[turned_play], moved[j] = trial[j], trial[turned_play]
+                    readings.append((moved, j))
+    found: tuple[float, list[Card]] | None = None
+    for cards, play in readings:
+        judged = searcher_for(play).evaluate(cards)
+        if judged is not None and (found is None or judged[0] < found[0]):
+            found = (judged[0], cards)
+    return found
 
 
 def _rows(
@@ -537,10 +576,58 @@ class _Search:
             cost, deal = judged
         for _ in range(SEARCH_ROUNDS):
             move = self._best_move(cards, deal, cost)
+            if move is None and self.wide:
+                move = self._best_chain(cards, deal, cost)
             if move is None:
                 break
             cards, cost, deal = move
         return cards, deal, cost
+
+    def _best_chain(
+        self, cards: list[Card], deal: Deal, cost: float
+    ) -> tuple[list[Card], float, Deal] | None:
+        """The best of two or three swaps made together, where no single swap helps: a swap
+        that changes who won a vaza can seat the turned card's play off the dealer's seat, a
+        deal the rules refuse until the other swaps seat it back. Only chains whose reads alone
+        cost less than the renúncias they could remove are replayed."""
+        budget = self.renuncia_cost * len(deal.revokes)
+        if budget <= 0.0:
+            return None
+        swaps: list[tuple[dict[int, Card], float]] = []
+        holder = {card: r for r, card in enumerate(cards)}
+        for r in self._involved(cards, deal):
+            for card in self.fair[r]:
+                other = holder.get(card)
+                if card == cards[r] or (
+                    other is not None and other < r and cards[r] in self.fair[other]
+                ):
+                    continue  # the same swap, seen from the other row
+                change = {r: card} if other is None else {r: card, other: cards[r]}
+                swaps.append((change, self._regret_change(cards, change)))
+        best: tuple[list[Card], float, Deal] | None = None
+        for size in (2, 3):
+            for chain in combinations(swaps, size):
+                if sum(delta for _, delta in chain) >= budget:
+                    continue
+                rows = [row for change, _ in chain for row in change]
+                if len(set(rows)) < len(rows):
+                    continue
+                trial = list(cards)
+                for change, _ in chain:
+                    for row, card in change.items():
+                        trial[row] = card
+                judged = self.evaluate(trial)
+                if judged is not None and judged[0] < (best[1] if best else cost) - 1e-9:
+                    best = (trial, judged[0], judged[1])
+            if best is not None:
+                return best
+        return None
+
+    def _regret_change(self, cards: list[Card], change: Mapping[int, Card]) -> float:
+        """How much more the rows of ``change`` lose against their best reading once changed."""
+        return sum(
+            self.rows[r].get(cards[r], 0.0) - self.rows[r].get(c, 0.0) for r, c in change.items()
+        )
 
     def _mend(
         self, cards: list[Card], *, keep_turned: bool = False
