@@ -349,7 +349,7 @@ def _with_doubts(
     for i in range(len(plays)):
         if any(i == j for j, _ in best.doubts):
             continue
-        for trial in searcher._swaps(cards, i):
+        for trial in searcher.swaps(cards, i):
             reading = _cheapest_reading(trial, best.turned, turned_play, plays, searcher_for)
             if reading is None or reading[0] - base[0] >= DOUBT_MARGIN:
                 continue
@@ -638,7 +638,7 @@ class _Search:
         for rows in groups[1:] if keep_turned else groups:
             best: tuple[float, Deal, list[Card]] | None = None
             for r in rows:
-                for trial in self._swaps(cards, r):
+                for trial in self.swaps(cards, r):
                     if keep_turned and trial[self.turned_row] != cards[self.turned_row]:
                         continue
                     judged = self.evaluate(trial)
@@ -648,7 +648,7 @@ class _Search:
                 return best
         return None
 
-    def _swaps(self, cards: list[Card], row: int) -> Iterable[list[Card]]:
+    def swaps(self, cards: list[Card], row: int) -> Iterable[list[Card]]:
         """``cards`` with ``row`` given each other card that explains its reads (swapped with
         the row holding it)."""
         holder = {card: r for r, card in enumerate(cards)}
@@ -667,7 +667,7 @@ class _Search:
     ) -> tuple[list[Card], float, Deal] | None:
         best: tuple[list[Card], float, Deal] | None = None
         for r in self._involved(cards, deal):
-            for trial in self._swaps(cards, r):
+            for trial in self.swaps(cards, r):
                 judged = self.evaluate(trial)
                 if judged is not None and judged[0] < (best[1] if best else cost) - 1e-9:
                     best = (trial, judged[0], judged[1])
