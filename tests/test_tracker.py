@@ -399,6 +399,25 @@ def test_card_missed_in_the_middle_of_a_trick_is_put_back_and_the_others_move_on
     assert [w for _, w in truth.gathered] == [t.winner(deal.trump) for t in deal.tricks]
 
 
+def test_faint_glimpses_under_a_gathered_cards_name_give_way_to_the_vazas_real_last_card() -> None:
+    # Before 6D lands, a few faint reads named KS (gathered in vaza 1; their runner-up 7D) flicker
+    # beside vaza 2: taken as its fourth card, 7D filled the vaza, and the 6D read steadily there
+    # after it had no place left.
+    scene = Scene()
+    truth = stage_deal(scene, dealer=3, turned=c("AH"), plays=TRICK_1 + TRICK_2)
+    landed = truth.plays[7][0]
+    for f in (landed - 9, landed - 7, landed - 5):
+        scene.seen[f][c("KS")] = CardDetection(
+            c("KS"), 0.3, (670, 285, 700, 305), alternatives=((c("7D"), 0.25),)
+        )
+    tracker = Tracker(GEOMETRY, fps=FPS)
+    events = run(scene.frames(), tracker)
+    deal = tracker.deals[0]
+    assert [list(t.cards) for t in deal.tricks] == [TRICK_1, TRICK_2]
+    assert told_plays(events) == TRICK_1 + TRICK_2
+    assert [w.card for w in uncertain(events, "weak_read")] == [c("6D")]
+
+
 @pytest.mark.parametrize("hidden", [1, 3])
 def test_card_of_the_last_trick_never_read_well_is_the_one_card_left(hidden: int) -> None:
     rules = Rules()

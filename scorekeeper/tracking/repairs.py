@@ -35,6 +35,10 @@ RESTING_BOXES = 6
 already (the whole card or either corner index) or was still sliding in."""
 
 
+GLIMPSES = 2
+"""A play made from fewer than this many times ``min_sightings`` reads, under the name of a card
+gathered before, gives way to a card read this many times more often beside its vaza."""
+
 EARLIER_SHARE = 0.8
 """How much of an earlier glimpse's box must lie where a card lies for it to be that card landing
 (a glimpse is often one corner index of a card still settling); another card's misread there
@@ -401,6 +405,72 @@ class Repairs(TrackerRooms):
         for run, card in order:
             state.runs[card] = run
         return events + self._new_revokes(state, frame, order[-1][1])
+
+    def _displace_glimpse(self, state: DealState, ready: list[Run], frame: int) -> list[Event]:
+        """A card settles beside a full vaza whose last play was a few faint glimpses read under
+        the name of a card gathered before (taken for another card by the deal's reads): the
+        glimpses were a misread, and the card read far more is the vaza's last card. The vaza
+        is told again with it (``play_corrected``); the glimpses' card is free again."""
+        last = state.trick[-1]
+        glimpses = last.run
+        if (
+            glimpses is None
+            or glimpses.card == last.card
+            or glimpses.card not in state.gathered_at
+            or glimpses.seen >= GLIMPSES * self.thresholds.min_sightings
+        ):
+            return []
+        taken = state.taken()
+        rivals = [
+            r
+            for r in ready
+            if r.start_frame > glimpses.start_frame
+            and r.card not in taken
+            and not r.refused
+            and r.seen >= GLIMPSES * glimpses.seen
+            and r.confidence > glimpses.confidence
+            and not self._same_spot_as_play(state, r)
+            and not self._names_the_trick(state, r)
+        ]
+        if not rivals or state.trick_start is None:
+            return []
+        card = max(rivals, key=lambda r: r.confidence_sum)
+        kept = state.trick[:-1]
+        start = state.trick_start
+        try:
+            deal = start.play_all([p.card for p in kept]).play(card.card)
+        except IllegalPlayError:
+            return []
+        seat = state.trick[-1].seat
+        glimpses.refused = True
+        state.runs.pop(last.card, None)
+        state.confidence.pop(last.card, None)
+        state.deal = deal
+        state.trick = [*kept, Played(card.card, seat, card)]
+        state.runs[card.card] = card
+        state.confidence[card.card] = card.confidence
+        trick_number = len(start.tricks) + 1
+        return [
+            state.doubt_about(
+                card,
+                card.card,
+                seat,
+                reason="weak_read",
+                detail=f"{last.card} was taken from {glimpses.seen} faint reads named "
+                f"{glimpses.card}, a card gathered before; {card.card}, read "
+                f"{card.seen} times beside vaza {trick_number}, is its last card instead",
+            ),
+            PlayCorrected(
+                frame=card.start_frame,
+                deal=state.number,
+                trick=trick_number,
+                play=len(deal.played),
+                seat=seat,
+                card=card.card,
+                confidence=card.confidence,
+            ),
+            *self._new_revokes(state, frame, card.card),
+        ]
 
     def _gathered_short(self, state: DealState, ready: list[Run]) -> bool:
         """The vaza that vanished a card short got the next card read as its last, but that card

@@ -416,6 +416,8 @@ class Tracker(Sightings, Repairs, PlayIdentities):
             taken = state.trick[-1]
             assert taken.run is not None
             events += self._open_hole(state, frame, state.trick[:-1], [taken.run])
+        if len(state.trick) == CARDS_PER_TRICK and self.decode:
+            events += self._displace_glimpse(state, ready, frame)
         if len(state.trick) == CARDS_PER_TRICK:
             # No card lands on a full trick: a read that began while the trick still lay there is
             # a misread or a card of the trick, never the next lead.
