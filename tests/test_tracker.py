@@ -473,6 +473,78 @@ def test_card_never_read_in_a_vaza_is_placed_once_the_deal_shows_which_it_was(
     ][hidden // 4 :]
 
 
+def hide_in_vaza(seed: int, vaza: int, places: Sequence[int]) -> tuple[Scene, list[Card], Truth]:
+    """A whole deal (dealer 2) whose vaza ``vaza`` (from 0) has the cards at ``places`` never
+    read in any frame."""
+    turned, plays, _ = random_legal_deal(random.Random(seed), dealer=2, rules=Rules())
+    scene = Scene()
+    truth = stage_deal(scene, dealer=2, turned=turned, plays=plays)
+    for place in places:
+        card = truth.plays[4 * vaza + place][2]
+        assert card != turned  # the turned card is seen by the dealer before it is played
+        scene.hide(card, range(scene.end))
+    return scene, list(plays), truth
+
+
+@pytest.mark.parametrize(
+    ("seed", "vaza", "places"),
+    # The third: the dealer's turned trunfo is the first card read in that vaza.
+    [(20, 1, (0, 1)), (21, 7, (2, 3)), (29, 1, (0, 1))],
+)
+def test_two_cards_never_read_in_one_vaza_are_placed_once_the_deal_shows_which_they_were(
+    seed: int, vaza: int, places: tuple[int, int]
+) -> None:
+    scene, plays, truth = hide_in_vaza(seed, vaza, places)
+    tracker = Tracker(GEOMETRY, Rules(), fps=FPS)
+    events = run(scene.frames(), tracker)
+    deal = tracker.deals[0]
+    assert [c for t in deal.tricks for c in t.cards] == plays
+    assert told_plays(events) == plays
+    placed = uncertain(events, "missing_card")[-1]
+    for place in places:
+        assert f"{truth.plays[4 * vaza + place][2]} was never read" in placed.detail
+    assert f"vaza {vaza + 1} " in placed.detail
+
+
+@pytest.mark.parametrize(("seed", "glimpsed"), [(20, 0), (20, 1), (25, 1)])
+def test_of_two_cards_missing_from_a_vaza_the_one_glimpsed_goes_back_and_the_other_is_placed(
+    seed: int, glimpsed: int
+) -> None:
+    scene, plays, truth = hide_in_vaza(seed, 1, (1, 2))
+    landed, seat, card = truth.plays[4 + 1 + glimpsed]
+    scene.show(card, [landed, landed + 4], LAND[seat], confidence=0.3)  # read faintly twice
+    tracker = Tracker(GEOMETRY, Rules(), fps=FPS)
+    events = run(scene.frames(), tracker)
+    assert [c for t in tracker.deals[0].tricks for c in t.cards] == plays
+    assert told_plays(events) == plays
+    assert card in [w.card for w in uncertain(events, "weak_read")]
+    never = truth.plays[4 + 2 - glimpsed][2]
+    assert f"{never} was never read" in uncertain(events, "missing_card")[-1].detail
+
+
+@pytest.mark.parametrize("seed", [22, 24, 30])
+def test_with_two_cards_of_a_vaza_never_read_every_card_read_keeps_its_seat(seed: int) -> None:
+    # Which of the two unread cards came first the rules cannot always tell; nothing else moves.
+    scene, plays, truth = hide_in_vaza(seed, 4, (0, 1))
+    tracker = Tracker(GEOMETRY, Rules(), fps=FPS)
+    run(scene.frames(), tracker)
+    deal = tracker.deals[0]
+    assert deal.is_complete
+    hidden = {truth.plays[16][2], truth.plays[17][2]}
+    rebuilt = [c for t in deal.tricks for c in t.cards]
+    assert [c for c in rebuilt if c not in hidden] == [c for c in plays if c not in hidden]
+    seats = {
+        card: seat
+        for trick in deal.tricks
+        for card, seat in zip(trick.cards, trick.seats(), strict=True)
+    }
+    assert {card: seat for _, seat, card in truth.plays if card not in hidden} == {
+        card: seat for card, seat in seats.items() if card not in hidden
+    }
+    # From the vaza after the two cards on, every vaza goes to the team that won it.
+    assert [t.winner(deal.trump) for t in deal.tricks][5:] == [w for _, w in truth.gathered][5:]
+
+
 def test_spurious_cards_outside_the_play_area_are_not_plays() -> None:
     scene, truth = one_trick_scene()
     scene.show(c("QC"), range(15, 60), (1000, 650))  # a player's fanned hand the camera can read

@@ -18,9 +18,10 @@ CARDS_PER_TRICK = TRICK_SIZE
 
 @dataclass(slots=True, eq=False)
 class Hole:
-    """A vaza was gathered with a card no frame showed. Who played each card after it depends on
-    where that card went, so the cards that land from then on are held, in landing order, until
-    the rest of the deal shows which cards were never read (``scorekeeper.tracking.missing``)."""
+    """A vaza was gathered with a card (or two) no frame showed. Who played each card after it
+    depends on where that card went, so the cards that land from then on are held, in landing
+    order, until the rest of the deal shows which cards were never read
+    (``scorekeeper.tracking.missing``)."""
 
     trick: int
     """The first vaza gathered a card short."""
@@ -71,8 +72,11 @@ class DealState:
     """The deal as it stood before the trick on the table: a card of the trick found late is
     put back in its place by replaying the trick from here. None after a resume."""
     vanished_short: int | None = None
-    """The vaza that vanished a card short with nothing seen to complete it, so the next card
-    read was taken as its last: the landings after it may show that it began the next vaza."""
+    """The vaza that vanished a card or two short with nothing seen to complete it, so the next
+    cards read were taken as its last: the landings after them may show that they began the next
+    vaza."""
+    vanished_read: int = CARDS_PER_TRICK - 1
+    """How many of that vaza's cards were read before it vanished."""
     hole: Hole | None = None
 
     def taken(self) -> frozenset[Card]:

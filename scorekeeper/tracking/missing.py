@@ -28,7 +28,8 @@ MOST_MISSING = 3
 @dataclass(frozen=True, slots=True)
 class Gap:
     """A vaza gathered with a card never read: it begins at ``start`` among the cards read since
-    the first gap, and ``read`` of its cards were read."""
+    the first gap, and ``read`` of its cards were read. A vaza two cards short is two gaps at
+    one ``start``."""
 
     start: int
     read: int

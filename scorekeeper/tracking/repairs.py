@@ -82,39 +82,44 @@ class Repairs(TrackerRooms):
             and self._allowed(state, runs[0].card)
         ]
         missing = CARDS_PER_TRICK - len(state.trick)
-        if len(glimpsed) < missing:
-            if missing == 1:
-                state.vanished_short = len(state.deal.tricks) + 1
-            turned = self._turned_refused(state, last_seen)
-            if missing == 2 and turned is not None and not glimpsed:
-                # The dealer's trunfo lay there but the order of play gave it to another seat:
-                # a card before it was never read.
-                read = sorted(
-                    [*state.trick, Played(turned.card, -1, turned)],
-                    key=lambda p: p.run.start_frame if p.run else -1,
-                )
-                return self._open_hole(state, frame, read, [])
-            return self._flag_once(
-                frame,
-                "trick_vanished",
-                card=fresh[0].card,
-                seat=state.deal.to_play,
-                detail=f"the play area looked empty for {(frame - last_seen) / self.fps:.1f} s "
-                f"after {len(state.trick)} cards of vaza {len(state.deal.tricks) + 1}; "
-                f"{fresh[0].card} is taken as the next card of it",
-                confidence=fresh[0].confidence,
-            )
+        events: list[Event] = []
         # A trick is only gathered whole, so its missing cards were played: the cards read there
         # most (by summed confidence) are the best evidence left, however faint each read was.
-        chosen = sorted(glimpsed, key=lambda runs: -sum(r.confidence_sum for r in runs))[:missing]
-        found = sorted((runs[0] for runs in chosen), key=lambda r: r.start_frame)
-        events = self._reorder(state, found, frame)
-        if events is not None:
-            return events
-        events = []
-        for run in found:
-            events += self._play(state, run, frame, weak=True)
-        return events
+        # Of two missing, one may have been glimpsed and the other never read.
+        if glimpsed and (len(glimpsed) >= missing or missing == 2):
+            chosen = sorted(glimpsed, key=lambda runs: -sum(r.confidence_sum for r in runs))
+            found = sorted((runs[0] for runs in chosen[:missing]), key=lambda r: r.start_frame)
+            reordered = self._reorder(state, found, frame)
+            if reordered is None:
+                reordered = []
+                for run in found:
+                    reordered += self._play(state, run, frame, weak=True)
+            events += reordered
+            if len(state.trick) == CARDS_PER_TRICK:
+                return events
+            missing, glimpsed = CARDS_PER_TRICK - len(state.trick), []
+        if missing <= 2 and not glimpsed:
+            state.vanished_short = len(state.deal.tricks) + 1
+            state.vanished_read = len(state.trick)
+        turned = self._turned_refused(state, last_seen)
+        if missing in (2, 3) and turned is not None and not glimpsed:
+            # The dealer's trunfo lay there but the order of play gave it to another seat:
+            # a card (or two) before it was never read.
+            read = sorted(
+                [*state.trick, Played(turned.card, -1, turned)],
+                key=lambda p: p.run.start_frame if p.run else -1,
+            )
+            return events + self._open_hole(state, frame, read, [])
+        return events + self._flag_once(
+            frame,
+            "trick_vanished",
+            card=fresh[0].card,
+            seat=state.deal.to_play,
+            detail=f"the play area looked empty for {(frame - last_seen) / self.fps:.1f} s "
+            f"after {len(state.trick)} cards of vaza {len(state.deal.tricks) + 1}; "
+            f"{fresh[0].card} is taken as the next card of it",
+            confidence=fresh[0].confidence,
+        )
 
     def _same_spot_groups(self, groups: list[list[Run]]) -> list[list[Run]]:
         """Glimpses of one card under two names (a deck misread systematically) are one card:
@@ -472,26 +477,28 @@ class Repairs(TrackerRooms):
             *self._new_revokes(state, frame, card.card),
         ]
 
-    def _gathered_short(self, state: DealState, ready: list[Run]) -> bool:
-        """The vaza that vanished a card short got the next card read as its last, but that card
-        still lay there when another landed, and the vaza's other cards were gone: it began the
-        next vaza, and the vaza before was gathered with a card no frame showed."""
+    def _gathered_short(self, state: DealState, ready: list[Run]) -> int | None:
+        """How many of the full vaza's cards were read before it vanished short, when the cards
+        read next and taken as its last still lay there as another landed while its other
+        cards were gone: they began the next vaza, and the vaza before was gathered with cards no
+        frame showed. None when nothing shows that."""
         if any(p.run is None for p in state.trick) or state.trick_start is None:
-            return False
-        if state.hole is None and state.vanished_short != len(state.deal.tricks):
-            return False
-        if (
-            state.hole is not None
-            and state.hole.short_from != len(state.hole.held) - CARDS_PER_TRICK
-        ):
-            return False
-        taken, others = state.trick[-1], state.trick[:-1]
-        assert taken.run is not None
-        landed = taken.run.start_frame
-        if max(self._last_seen(p.label) for p in others) >= landed:
-            return False  # they came back: a hand had hidden them
-        still_there = self._last_seen(taken.label)
-        return any(landed < r.start_frame <= still_there for r in ready)
+            return None
+        read = CARDS_PER_TRICK - 1
+        if state.hole is None:
+            if state.vanished_short != len(state.deal.tricks):
+                return None
+            read = state.vanished_read
+        elif state.hole.short_from != len(state.hole.held) - CARDS_PER_TRICK:
+            return None
+        taken, others = state.trick[read:], state.trick[:read]
+        landed = [p.run.start_frame for p in taken if p.run is not None]
+        if max(self._last_seen(p.label) for p in others) >= landed[0]:
+            return None  # they came back: a hand had hidden them
+        still_there = max(self._last_seen(p.label) for p in taken)
+        if any(landed[-1] < r.start_frame <= still_there for r in ready):
+            return read
+        return None
 
     def _turned_refused(self, state: DealState, last_seen: int) -> Run | None:
         """The turned trunfo, refused in this vaza because another seat was to play."""
@@ -524,7 +531,7 @@ class Repairs(TrackerRooms):
         hole = state.hole
         held_before = [p for p in hole.held if p not in read and p.run not in landed]
         hole.held = [*held_before, *read]
-        hole.gaps.append(Gap(len(held_before), len(read)))
+        hole.gaps += [Gap(len(held_before), len(read))] * (CARDS_PER_TRICK - len(read))
         hole.gathered.append(gone + 1)
         hole.short_from = None
         number = hole.trick + len(hole.gathered) - 1

@@ -23,9 +23,10 @@ runs, from several frames, never from one:
   the cards read there since the last trick (however faintly) are put back where they landed, and
   the plays after them move one seat on (``play_corrected``); the last trick's missing card is the
   one card of the deck left;
-- when nothing was glimpsed there, the next card is taken as the missing one, until it proves to
-  have begun the next vaza (it still lies there when another lands): then the plays are held until
-  the deal shows which card was never read, and ``tracking.missing`` places it;
+- when nothing was glimpsed there, the next card (or two, when two are missing) is taken as the
+  missing one, until it proves to have begun the next vaza (it still lies there when another
+  lands): then the plays are held until the deal shows which cards were never read, and
+  ``tracking.missing`` places them;
 - reads the rules forbid (a card played twice, the turned card from the wrong seat) are refused
   and flagged; the engine's proven renúncias are flagged with their evidence.
 
@@ -412,10 +413,10 @@ class Tracker(Sightings, Repairs, PlayIdentities):
             else:
                 events += self._salvage(state, ready, frame)
                 events += self._complete_last_trick(state, frame)
-        if len(state.trick) == CARDS_PER_TRICK and self._gathered_short(state, ready):
-            taken = state.trick[-1]
-            assert taken.run is not None
-            events += self._open_hole(state, frame, state.trick[:-1], [taken.run])
+        read = self._gathered_short(state, ready) if len(state.trick) == CARDS_PER_TRICK else None
+        if read is not None:
+            taken = [p.run for p in state.trick[read:] if p.run is not None]
+            events += self._open_hole(state, frame, state.trick[:read], taken)
         if len(state.trick) == CARDS_PER_TRICK and self.decode:
             events += self._displace_glimpse(state, ready, frame)
         if len(state.trick) == CARDS_PER_TRICK:
