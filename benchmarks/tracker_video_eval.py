@@ -11,6 +11,8 @@ the sharp sightings alone (leaving out cards in flight that the camera smears in
     python benchmarks/tracker_video_eval.py --seeds 4 --workers 1 --model path/to/model
     python benchmarks/tracker_video_eval.py --keep reads/          # also keep every deal's reads
     python benchmarks/tracker_video_eval.py --from-kept reads/     # score kept reads, no video
+    python benchmarks/tracker_video_eval.py --first 19000 --seeds 2 --faces PACK --model MODEL
+                                         # deals dealt with one face pack (an enrolled deck)
 
 Seeds below 1000 were used while tuning the tracker, 5000-5100 by tracker_eval.py, 7000-7019 to
 tune the tracker against the shipped reader's reads, 7100-7119 to tune it again;
@@ -33,7 +35,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def evaluate_seed(
-    seed: int, *, fps: float, model: str | None, camera: str, keep: Path | None = None
+    seed: int,
+    *,
+    fps: float,
+    model: str | None,
+    camera: str,
+    keep: Path | None = None,
+    faces: Path | None = None,
 ) -> dict[str, Any]:
     import cv2
 
@@ -47,7 +55,7 @@ def evaluate_seed(
     with tempfile.TemporaryDirectory() as scratch:
         video = Path(scratch) / f"deal-{seed}.mp4"
         began = time.perf_counter()
-        write_clip(video, simulation)
+        write_clip(video, simulation, faces=faces)
         truth = json.loads(video.with_suffix(".json").read_text())
         rendered = time.perf_counter() - began
         capture = cv2.VideoCapture(str(video))
@@ -143,6 +151,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="score the reads a --keep run wrote there instead of rendering and reading",
     )
+    parser.add_argument(
+        "--faces",
+        type=Path,
+        default=None,
+        help="deal every card with this face pack (default: a procedural deck a seed)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
@@ -160,7 +174,13 @@ def main(argv: list[str] | None = None) -> int:
             pool.submit(score_kept, s, args.from_kept, kept_thresholds)
             if args.from_kept is not None
             else pool.submit(
-                evaluate_seed, s, fps=args.fps, model=args.model, camera=args.camera, keep=args.keep
+                evaluate_seed,
+                s,
+                fps=args.fps,
+                model=args.model,
+                camera=args.camera,
+                keep=args.keep,
+                faces=args.faces,
             )
             for s in seeds
         ]
