@@ -121,6 +121,31 @@ def test_two_cards_never_read_in_two_vazas_leave_every_card_read_with_its_seat(
     assert placed.deal.is_complete
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    vaza=st.integers(0, 8),
+    places=st.sets(st.integers(0, 3), min_size=2, max_size=2),
+)
+def test_two_cards_never_read_in_one_vaza_go_back_where_they_were_played_with_the_sides_seen(
+    seed: int, vaza: int, places: set[int]
+) -> None:
+    start, plays = whole_deal(seed)
+    first = 4 * vaza
+    hidden = [plays[first + place] for place in sorted(places)]
+    seats = seats_of(start, plays)
+    read = [p for p in plays[first:] if p not in hidden]
+    sides = {card: seat for card, seat in seats.items() if card not in hidden}
+    # A vaza two cards short is two gaps at one start.
+    placed = place_missing_cards(
+        before(start, plays, first), read, [Gap(0, 2), Gap(0, 2)], hidden[::-1], SeatClues(sides)
+    )
+    assert placed is not None
+    placed_seats = seats_of(before(start, plays, first), list(placed.cards))
+    assert {card: placed_seats[card] for card in read} == {card: seats[card] for card in read}
+    assert placed.deal.is_complete and set(placed.cards) == set(plays[first:])
+
+
 VERTICAL = frozenset({0, 2})
 """Seats 0 and 2 sit at the bottom and top of the image in these tests."""
 
