@@ -51,9 +51,9 @@ class Repairs(TrackerRooms):
     def _salvage(self, state: DealState, ready: list[Run], frame: int) -> list[Event]:
         """A card lands after an unfinished trick vanished from view: a trick is only gathered
         whole, so cards glimpsed there since the last trick are its missing ones (the most read
-        first, however faintly), put back where they landed as weak reads; with none, the new card
-        may follow a long occlusion, or close a trick whose last card was never seen, and that is
-        flagged."""
+        first, however faintly), put back where they landed as weak reads; with none (or, of two
+        missing, one), the new card may follow a long occlusion, or close a trick whose last
+        cards were never seen, and that is flagged."""
         last_seen = self._trick_last_seen(state)
         fresh = [r for r in ready if r.start_frame > last_seen]
         if frame - last_seen < self._clear or not fresh:
