@@ -45,6 +45,8 @@ def scorekeeper(*args: str, home: Path) -> subprocess.Popen[str]:
         "PYTHONPATH": str(ROOT),
         "SCOREKEEPER_HOME": str(home),
         "PYTHONUNBUFFERED": "1",
+        # A process that hangs is ended with SIGABRT, which then prints every thread's stack.
+        "PYTHONFAULTHANDLER": "1",
     }
     env.pop("OPENCV_LOG_LEVEL", None)
     return subprocess.Popen(
@@ -55,6 +57,17 @@ def scorekeeper(*args: str, home: Path) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
+
+
+def stderr_after_stop(process: subprocess.Popen[str], *, seconds: float) -> str:
+    """The process's stderr once it has exited; one still running after ``seconds`` is aborted
+    and the test fails with the stacks its threads were in."""
+    try:
+        return process.communicate(timeout=seconds)[1]
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        _out, err = process.communicate(timeout=20)
+        pytest.fail(f"still running {seconds} s after Ctrl-C; its threads:\n{err}")
 
 
 @pytest.mark.slow
@@ -96,7 +109,7 @@ def test_run_on_a_file_keeps_the_page_up_and_says_which_model_it_reads_with(tmp_
             assert reply.headers["Content-Type"] == "image/x-icon"
     finally:
         process.send_signal(signal.SIGINT)
-        _out, err = process.communicate(timeout=20)
+        err = stderr_after_stop(process, seconds=20)
     assert process.returncode == 0 and "Stopped; the match is stored" in err
 
 
