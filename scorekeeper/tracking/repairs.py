@@ -89,12 +89,7 @@ class Repairs(TrackerRooms):
         if glimpsed and (len(glimpsed) >= missing or missing == 2):
             chosen = sorted(glimpsed, key=lambda runs: -sum(r.confidence_sum for r in runs))
             found = sorted((runs[0] for runs in chosen[:missing]), key=lambda r: r.start_frame)
-            reordered = self._reorder(state, found, frame)
-            if reordered is None:
-                reordered = []
-                for run in found:
-                    reordered += self._play(state, run, frame, weak=True)
-            events += reordered
+            events += self._put_back(state, found, frame)
             if len(state.trick) == CARDS_PER_TRICK:
                 return events
             missing, glimpsed = CARDS_PER_TRICK - len(state.trick), []
@@ -200,11 +195,7 @@ class Repairs(TrackerRooms):
         track = self._tracks.get(card)
         runs = [r for r in track.runs if r.start_frame > state.cleared_at] if track else []
         if runs:
-            first = min(runs, key=lambda r: r.start_frame)
-            reordered = self._reorder(state, [first], frame)
-            return (
-                reordered if reordered is not None else self._play(state, first, frame, weak=True)
-            )
+            return self._put_back(state, [min(runs, key=lambda r: r.start_frame)], frame)
         return self._deduce_last_card(state, card, frame)
 
     def _deduce_last_card(
@@ -320,6 +311,17 @@ class Repairs(TrackerRooms):
             if played.run is not None and self._landed_at(state, played.run) > mine + 1:
                 return position
         return None
+
+    def _put_back(self, state: DealState, found: list[Run], frame: int) -> list[Event]:
+        """Cards of the trick found late, as weak reads: where they landed among the cards
+        played (``_reorder``), or after them when that cannot be."""
+        reordered = self._reorder(state, found, frame)
+        if reordered is not None:
+            return reordered
+        events: list[Event] = []
+        for run in found:
+            events += self._play(state, run, frame, weak=True)
+        return events
 
     def _reorder(
         self,
@@ -446,7 +448,7 @@ class Repairs(TrackerRooms):
             deal = start.play_all([p.card for p in kept]).play(card.card)
         except IllegalPlayError:
             return []
-        seat = state.trick[-1].seat
+        seat = last.seat
         glimpses.refused = True
         state.runs.pop(last.card, None)
         state.confidence.pop(last.card, None)
