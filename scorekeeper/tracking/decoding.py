@@ -594,15 +594,10 @@ class _Search:
         if budget <= 0.0:
             return None
         swaps: list[tuple[dict[int, Card], float]] = []
-        holder = {card: r for r, card in enumerate(cards)}
         for r in self._involved(cards, deal):
-            for card in self.fair[r]:
-                other = holder.get(card)
-                if card == cards[r] or (
-                    other is not None and other < r and cards[r] in self.fair[other]
-                ):
+            for change in self._changes(cards, r):
+                if any(other < r and cards[r] in self.fair[other] for other in change):
                     continue  # the same swap, seen from the other row
-                change = {r: card} if other is None else {r: card, other: cards[r]}
                 swaps.append((change, self._regret_change(cards, change)))
         best: tuple[list[Card], float, Deal] | None = None
         for size in (2, 3):
@@ -612,10 +607,7 @@ class _Search:
                 rows = [row for change, _ in chain for row in change]
                 if len(set(rows)) < len(rows):
                     continue
-                trial = list(cards)
-                for change, _ in chain:
-                    for row, card in change.items():
-                        trial[row] = card
+                trial = _changed(cards, *(change for change, _ in chain))
                 judged = self.evaluate(trial)
                 if judged is not None and judged[0] < (best[1] if best else cost) - 1e-9:
                     best = (trial, judged[0], judged[1])
@@ -651,16 +643,17 @@ class _Search:
     def swaps(self, cards: list[Card], row: int) -> Iterable[list[Card]]:
         """``cards`` with ``row`` given each other card that explains its reads (swapped with
         the row holding it)."""
+        for change in self._changes(cards, row):
+            yield _changed(cards, change)
+
+    def _changes(self, cards: list[Card], row: int) -> Iterable[dict[int, Card]]:
+        """The rows a swap of :meth:`swaps` changes, and their new cards."""
         holder = {card: r for r, card in enumerate(cards)}
         for card in self.fair[row]:
             if card == cards[row]:
                 continue
-            trial = list(cards)
-            trial[row] = card
             other = holder.get(card)
-            if other is not None:
-                trial[other] = cards[row]
-            yield trial
+            yield {row: card} if other is None else {row: card, other: cards[row]}
 
     def _best_move(
         self, cards: list[Card], deal: Deal, cost: float
@@ -692,3 +685,12 @@ class _Search:
             if revoke.seat in seat_cards:
                 rows.add(position[seat_cards[revoke.seat]])
         return sorted(rows)
+
+
+def _changed(cards: list[Card], *changes: Mapping[int, Card]) -> list[Card]:
+    """``cards`` with each change's rows given their new cards."""
+    trial = list(cards)
+    for change in changes:
+        for row, card in change.items():
+            trial[row] = card
+    return trial
