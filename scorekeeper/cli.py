@@ -2,7 +2,8 @@
 
 Each subcommand lives in ``scorekeeper.commands.<name>`` and exposes ``register(subparsers)``;
 modules keep heavy imports (OpenCV, onnxruntime, Flask) inside their functions so ``--help`` and
-``replay`` start fast. Bad input exits with status 2 and one line on stderr.
+``replay`` start fast. Bad input exits with status 2 and one line on stderr. SIGTERM (``kill``, a
+service manager stopping the café laptop's scorekeeper) stops a command as Ctrl-C does.
 """
 
 from __future__ import annotations
@@ -10,8 +11,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Any
 
 from scorekeeper import __version__
 from scorekeeper.errors import ScorekeeperError
@@ -57,6 +62,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("OPENCV_LOG_LEVEL", "SILENT")
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = _on_sigterm(_interrupt)
     try:
         return int(args.handler(args) or 0)
     except ScorekeeperError as error:
@@ -64,6 +70,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    finally:
+        _on_sigterm(previous)
+
+
+def _interrupt(_signum: int, _frame: FrameType | None) -> None:
+    # The commands already stop cleanly on Ctrl-C (the match stored, the page and pusher closed);
+    # SIGTERM takes the same road instead of ending the process wherever it was.
+    raise KeyboardInterrupt
+
+
+def _on_sigterm(handler: Callable[[int, FrameType | None], Any] | int | None) -> Any:
+    """Install ``handler`` for SIGTERM; returns the one it replaces (None: nothing was changed,
+    since only the main thread may set handlers, as when a test calls ``main`` from a thread)."""
+    if handler is None or threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
 
 
 if __name__ == "__main__":

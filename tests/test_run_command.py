@@ -67,11 +67,14 @@ def stderr_after_stop(process: subprocess.Popen[str], *, seconds: float) -> str:
     except subprocess.TimeoutExpired:
         process.send_signal(signal.SIGABRT)
         _out, err = process.communicate(timeout=20)
-        pytest.fail(f"still running {seconds} s after Ctrl-C; its threads:\n{err}")
+        pytest.fail(f"still running {seconds} s after it was told to stop; its threads:\n{err}")
 
 
 @pytest.mark.slow
-def test_run_on_a_file_keeps_the_page_up_and_says_which_model_it_reads_with(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
+def test_run_on_a_file_keeps_the_page_up_and_says_which_model_it_reads_with(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
     port = free_port()
     process = scorekeeper(
         "run",
@@ -108,7 +111,7 @@ def test_run_on_a_file_keeps_the_page_up_and_says_which_model_it_reads_with(tmp_
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/favicon.ico", timeout=5) as reply:
             assert reply.headers["Content-Type"] == "image/x-icon"
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(stop)
         err = stderr_after_stop(process, seconds=20)
     assert process.returncode == 0 and "Stopped; the match is stored" in err
 
