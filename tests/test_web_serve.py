@@ -115,6 +115,12 @@ def test_serve_prints_where_to_go_a_qr_code_and_a_pin(
         assert json.loads(response.read())["current"]["turned"] == "AH"
 
 
+def test_kill_stops_the_page_server_as_ctrl_c_does(tmp_path: Path) -> None:
+    with serving(tmp_path / "m.db") as (process, _lines):
+        process.terminate()
+        assert process.wait(timeout=15) == 0
+
+
 def test_a_busy_port_is_one_line_and_status_2(tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
