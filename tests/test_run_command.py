@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -59,19 +60,37 @@ def scorekeeper(*args: str, home: Path) -> subprocess.Popen[str]:
     )
 
 
+@pytest.fixture
+def ctrl_c_reaches_children() -> Iterator[None]:
+    """At a terminal Ctrl-C always reaches the command. A command started here inherits SIGINT
+    ignored or blocked (a full CI run once left it so: the command never saw the signal); a
+    handler set here is reset to the default in the child instead, and the mask is inherited."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    blocked = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    yield
+    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    signal.signal(signal.SIGINT, previous)
+
+
 def stderr_after_stop(process: subprocess.Popen[str], *, seconds: float) -> str:
     """The process's stderr once it has exited; one still running after ``seconds`` is aborted
     and the test fails with the stacks its threads were in."""
     try:
         return process.communicate(timeout=seconds)[1]
     except subprocess.TimeoutExpired:
+        status = Path(f"/proc/{process.pid}/status")
+        signals = [ln for ln in status.read_text().splitlines() if ln.startswith("Sig")]
         process.send_signal(signal.SIGABRT)
         _out, err = process.communicate(timeout=20)
-        pytest.fail(f"still running {seconds} s after it was told to stop; its threads:\n{err}")
+        pytest.fail(
+            f"still running {seconds} s after it was told to stop ({', '.join(signals)}); "
+            f"its threads:\n{err}"
+        )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
+@pytest.mark.usefixtures("ctrl_c_reaches_children")
 def test_run_on_a_file_keeps_the_page_up_and_says_which_model_it_reads_with(
     tmp_path: Path, stop: signal.Signals
 ) -> None:
