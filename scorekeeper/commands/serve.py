@@ -61,8 +61,9 @@ def run(args: argparse.Namespace) -> int:
     )
     page = make_page_server(app, args.host, args.port)
     announce(page, pin=pin, pin_origin=origin, database=database, qr=not args.no_qr)
-    print("Ctrl-C stops the server.", flush=True)
     try:
+        # Inside the try: a stop right after the hint, before serving, still closes the page.
+        print("Ctrl-C stops the server.", flush=True)
         page.serve_forever()
     except KeyboardInterrupt:
         pass
