@@ -180,11 +180,12 @@ def serve_command(args: argparse.Namespace) -> int:
     )
     print(f"Organiser PIN: {pin}")
     print(f"Scoring: win {scoring.win}, loss {scoring.loss}; ties broken by riscos difference")
-    print(
-        "Ctrl-C stops the server; the tables keep their logs and push again when it is back.",
-        flush=True,
-    )
     try:
+        # Inside the try: a stop right after the hint, before serving, still closes the server.
+        print(
+            "Ctrl-C stops the server; the tables keep their logs and push again when it is back.",
+            flush=True,
+        )
         server.run()
     except KeyboardInterrupt:
         pass
