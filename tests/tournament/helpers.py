@@ -4,7 +4,6 @@ table's log."""
 from __future__ import annotations
 
 import random
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from waitress.server import BaseWSGIServer, create_server
 
 from scorekeeper.rules import next_seat, random_legal_deal, replay_record
 from scorekeeper.store import CardPlayed, DealStarted, RulesChanged, Store, TrickGathered
+from scorekeeper.web.server import PageServer
 
 PIN = "1357"
 ORGANISER = {"X-Scorekeeper-Pin": PIN}
@@ -32,17 +32,24 @@ class Served:
 
     def __init__(self, app: Flask, *, port: int = 0, threads: int = 8) -> None:
         self.app = app
-        self.server, port = loopback_server(app, port=port, threads=threads)
+        server, port = loopback_server(app, port=port, threads=threads)
         self.url = f"http://127.0.0.1:{port}"
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
+        # Stopped as the table's page server is: streams ended first, then every socket closed
+        # on the server's own loop thread. Closing them from this thread while that loop waits
+        # on them failed its select with EBADF, and could close a descriptor number the next
+        # test's server had been given.
+        self.serving = PageServer(
+            server=server,
+            url=self.url,
+            port=port,
+            on_stop=[app.extensions["scorekeeper.tournament.hub"].stop],
+        )
+        self.serving.start_in_background()
 
     def close(self) -> None:
-        # Streams first, then the request threads, then the sockets: a stream still running after
-        # its server closed writes into whatever file reuses the server's descriptors.
-        self.app.extensions["scorekeeper.tournament.hub"].stop()
-        self.server.task_dispatcher.shutdown()
-        self.server.close()
+        self.serving.stop()
+        thread = self.serving.thread
+        assert thread is not None and not thread.is_alive(), "the server's loop did not stop"
 
 
 def play_match(
