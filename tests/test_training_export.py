@@ -47,6 +47,9 @@ def test_a_classifier_only_export_reads_as_the_shipped_model(tmp_path: Path) -> 
     assert config["classifier"]["card_view"]["file"] == "card-view.onnx"
     assert config["thresholds"]["index_conf"] == shipped_config["thresholds"]["index_conf"]
     assert "index_conf held" in config["threshold_choice"]["rule"]
+    # The recipe says how each stage was made: the kept ones as the folder recorded them.
+    for kept in ("detector", "card_view"):
+        assert config["recipe"][kept] == shipped_config["recipe"][kept]
     # Same checkpoint, same detector, thresholds as chosen before: the same cards on the demo.
     shipped = CardReader(MODEL)
     exported = CardReader(
@@ -86,4 +89,8 @@ def test_a_card_view_only_export_keeps_both_stages_and_reads_with_the_new_view(
     assert config["classifier"]["card_view"]["file"] == "card-view.onnx"
     assert config["classifier"]["card_view"]["weight"] in (0.5, 1.0)
     assert (model_dir / "index-classifier-int8.onnx").read_bytes() == classifier_bytes
+    shipped_recipe = json.loads((MODEL / "reader.json").read_text())["recipe"]
+    for kept in ("detector", "classifier"):
+        assert config["recipe"][kept] == shipped_recipe[kept]
+    assert config["recipe"]["card_view"] != shipped_recipe["card_view"]
     assert CardReader(model_dir).has_card_view

@@ -471,6 +471,13 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
             config["detector"]["train_imgsz"] = old.get("detector", {}).get(
                 "train_imgsz", recipe.detector.imgsz
             )
+        config["recipe"] = _recipe_of_kept_stages(
+            config["recipe"],
+            old.get("recipe"),
+            detector=keep_detector,
+            classifier=keep_classifier,
+            card_view=not (recipe.runs / "card_view" / "run" / "best.pt").is_file(),
+        )
     (model_dir / "reader.json").write_text(json.dumps(config, indent=2) + "\n")
     log(f"export: {model_dir}")
     choose_thresholds(
@@ -482,6 +489,29 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
         hold_index_conf=config["thresholds"].get("index_conf") if keep_detector else None,
         log=log,
     )
+
+
+def _recipe_of_kept_stages(
+    ran: dict[str, Any],
+    before: dict[str, Any] | None,
+    *,
+    detector: bool,
+    classifier: bool,
+    card_view: bool,
+) -> dict[str, Any]:
+    """The recipe ``reader.json`` records: a stage this run kept is described as it was made (the
+    folder's recipe), not by this run's settings for a stage it never trained. An export alone
+    keeps the whole recipe."""
+    if not before:
+        return ran
+    if detector and classifier and card_view:
+        return before
+    recorded = dict(ran)
+    kept = {"detector": detector, "classifier": classifier, "card_view": card_view}
+    for stage, was_kept in kept.items():
+        if was_kept and stage in before:
+            recorded[stage] = before[stage]
+    return recorded
 
 
 def choose_thresholds(
