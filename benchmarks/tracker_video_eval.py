@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
             sum(r["tricks_right"] for r in rows) / sum(r["tricks"] for r in rows), 3
         ),
         "scores_right": sum(bool(r["score_right"]) for r in rows),
-        "read_ms_median": statistics.median(r.get("read_ms", float("nan")) for r in rows),
+        "read_ms_median": round(statistics.median(r.get("read_ms", float("nan")) for r in rows), 1),
     }
     named, wrong, missed, sharp_named, sharp_missed = (
         sum(r[key] for r in rows)

@@ -91,29 +91,25 @@ def test_onnx_classifier_matches_torch(tmp_path: Path) -> None:
 
 
 def test_shipped_int8_classifier_names_indices_as_the_float_network_does(tmp_path: Path) -> None:
-    """The reader runs the classifier in 8 bits: on the indices of rendered café frames it must
-    name the same card as the float network it was made from, about as surely."""
+    """The reader runs the classifier in 8 bits: on the crops it was quantized against (the
+    model folder's bank, the same on every machine) it must name the same card as the float
+    network it was made from, about as surely."""
     pytest.importorskip("torch")
     import onnxruntime as ort
 
     from scorekeeper.training.classifier import export_classifier
-    from scorekeeper.vision.boxes import as_box
+    from scorekeeper.training.quantize import read_calibration_bank
     from scorekeeper.vision.reader import CardReader, network_input, view_probs
 
     reader = CardReader(MODEL, views=1)
     exported = export_classifier(CHECKPOINTS / "index-classifier.pt", tmp_path / "float.onnx")
     session = ort.InferenceSession(str(exported), providers=["CPUExecutionProvider"])
-    crops = [
-        reader.crop(frame, as_box(box))
-        for frame in _frames(6)
-        for box in reader.detect_indices(frame, conf=0.25)[0]
-    ]
-    assert len(crops) >= 20
-    int8 = reader.classify_crops(crops)
+    crops = read_calibration_bank(MODEL)
+    int8 = reader.classify_crops(list(crops))
     floats = view_probs(
-        session.run(None, {"crops": network_input(np.stack(crops))})[0][:, None, :],
+        session.run(None, {"crops": network_input(crops)})[0][:, None, :],
         reader.config.temperature,
     )
     agree = (int8.argmax(axis=1) == floats.argmax(axis=1)).mean()
-    assert agree >= 0.95, f"the 8-bit classifier names {agree:.0%} of indices as the float one"
+    assert agree >= 0.95, f"the 8-bit classifier names {agree:.0%} of crops as the float one"
     assert np.abs(int8.max(axis=1) - floats.max(axis=1)).mean() < 0.05
