@@ -94,6 +94,11 @@ class Recipe:
     def crop_set(self) -> Path:
         return self.data / "crops"
 
+    @property
+    def card_view_run(self) -> Path:
+        """Where the card view trains; its ``best.pt`` is what export takes."""
+        return self.runs / "card_view" / "run"
+
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         plain: dict[str, Any] = json.loads(json.dumps(out, default=str))
@@ -332,7 +337,7 @@ def _export_card_view(recipe: Recipe, log: Log = print) -> dict[str, Any] | None
     from scorekeeper.vision.reader import CARD_VIEW_SPAN
 
     model_dir = recipe.model_dir
-    best = recipe.runs / "card_view" / "run" / "best.pt"
+    best = recipe.card_view_run / "best.pt"
     if best.is_file():
         export_card_view(best, model_dir / CARD_VIEW_FILE)
         state = torch.load(best, map_location="cpu", weights_only=False)
@@ -384,7 +389,7 @@ def train_card_view_step(recipe: Recipe, log: Log = print) -> None:
     labels = np.concatenate([p[1] for p in parts])
     val = cv.scene_card_views(recipe.detection_set, "val")
     log(f"card views: {len(views)} to train on, {len(val[0])} to validate on")
-    run = recipe.runs / "card_view" / "run"
+    run = recipe.card_view_run
     committed = recipe.model_dir / "checkpoints" / "card-view.pt"
     # As for the classifier: --resume without an interrupted run starts from the committed weights.
     fresh_resume = recipe.resume and not (run / "last.pt").is_file()
@@ -476,7 +481,7 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
             old.get("recipe"),
             detector=keep_detector,
             classifier=keep_classifier,
-            card_view=not (recipe.runs / "card_view" / "run" / "best.pt").is_file(),
+            card_view=not (recipe.card_view_run / "best.pt").is_file(),
         )
     (model_dir / "reader.json").write_text(json.dumps(config, indent=2) + "\n")
     log(f"export: {model_dir}")
