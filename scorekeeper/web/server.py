@@ -20,6 +20,7 @@ import logging
 import resource
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -272,17 +273,28 @@ class PageServer:
         for hook in self.on_stop:  # the event streams end first, so their workers are free
             hook()
         loop_map = self.server._map
-
-        def close_all() -> None:
-            for dispatcher in list(loop_map.values()):
-                dispatcher.close()
-
-        if self.thread is not None and self.thread.is_alive():
-            self.server.trigger.pull_trigger(close_all)
-            self.thread.join(timeout=5)
-        else:
-            close_all()
+        leaving = list(loop_map.values())
+        loop_map.clear()
+        if self.thread is not None:
+            # The loop ends when its map is empty; its sockets are closed once it has. Closed
+            # under its select they fail it with EBADF, and a freed descriptor number can be
+            # handed to another socket it still waits on.
+            self.server.accepting = False
+            deadline = time.monotonic() + 5
+            while self.thread.is_alive() and time.monotonic() < deadline:
+                self._wake_loop()
+                self.thread.join(timeout=0.2)
+                leaving += list(loop_map.values())  # accepted in the loop's last turn
+                loop_map.clear()
+        for dispatcher in leaving:
+            dispatcher.close()
         self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
+
+    def _wake_loop(self) -> None:
+        try:
+            self.server.trigger.pull_trigger()
+        except OSError:  # the server closed its trigger already: the loop's timeout wakes it
+            pass
 
 
 def make_page_server(

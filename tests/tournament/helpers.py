@@ -34,10 +34,9 @@ class Served:
         self.app = app
         server, port = loopback_server(app, port=port, threads=threads)
         self.url = f"http://127.0.0.1:{port}"
-        # Stopped as the table's page server is: streams ended first, then every socket closed
-        # on the server's own loop thread. Closing them from this thread while that loop waits
-        # on them failed its select with EBADF, and could close a descriptor number the next
-        # test's server had been given.
+        # Stopped as the table's page server is: streams ended first, then the loop, then its
+        # sockets. Closing them while that loop waited on them failed its select with EBADF,
+        # and could close a descriptor number the next test's server had been given.
         self.serving = PageServer(
             server=server,
             url=self.url,
