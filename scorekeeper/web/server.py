@@ -229,14 +229,9 @@ class _Task(WSGITask):
         channel = self.channel
 
         def hang_up() -> None:
-            # Closing runs on the server's loop thread (its trigger), never under a worker's feet.
-            try:
-                # types-waitress calls the trigger an int; it is waitress.trigger.trigger.
-                channel.server.trigger.pull_trigger(  # type: ignore[attr-defined]
-                    channel.handle_close
-                )
-            except OSError:  # the server is stopping: the connection closes with it
-                pass
+            # Closing runs on the server's loop thread (its trigger), never under a worker's feet;
+            # once the server has stopped, the connection closed with it.
+            pull_trigger(channel.server, channel.handle_close)
 
         environ[HANG_UP] = hang_up
         return environ
@@ -291,10 +286,21 @@ class PageServer:
         self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
 
     def _wake_loop(self) -> None:
-        try:
-            self.server.trigger.pull_trigger()
-        except OSError:  # the server closed its trigger already: the loop's timeout wakes it
-            pass
+        # Without a trigger (the server closed it already) the loop's one-second timeout wakes it.
+        pull_trigger(self.server)
+
+
+def pull_trigger(server: Any, thunk: Callable[[], None] | None = None) -> None:
+    """Wake waitress's loop (running ``thunk`` there), unless its trigger is closed: a closed
+    trigger's descriptor number may belong to another file by now, which a wake-up byte would
+    be written into."""
+    trigger = server.trigger
+    if trigger._closed:
+        return
+    try:
+        trigger.pull_trigger(thunk)
+    except OSError:  # closed between the check and the write
+        pass
 
 
 def make_page_server(
