@@ -110,6 +110,35 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
     assert (active_model_name() == "cafe") == outcome["active"]
 
 
+def test_json_output_moves_only_ultralytics_console_log_off_stdout() -> None:
+    """``--json`` needs a clean stdout, so ultralytics' console log goes to stderr; a handler
+    someone else attached to ultralytics (a log collector, a test runner's capture) keeps its
+    stream and its lines."""
+    pytest.importorskip("ultralytics")
+    import io
+    import logging
+    import sys
+
+    from ultralytics.utils import LOGGER
+
+    from scorekeeper.training.adapt import log_to_stderr
+
+    class Collector(logging.StreamHandler):  # type: ignore[type-arg]
+        pass
+
+    console = next(h for h in LOGGER.handlers if type(h) is logging.StreamHandler)
+    collected = io.StringIO()
+    collector = Collector(collected)
+    LOGGER.addHandler(collector)
+    try:
+        log_to_stderr()
+        LOGGER.info("epoch 1/4")
+    finally:
+        LOGGER.removeHandler(collector)
+    assert console.stream is sys.stderr
+    assert collector.stream is collected and "epoch 1/4" in collected.getvalue()
+
+
 def test_background_enrolment_is_listed_under_the_child_process(
     tmp_path, capsys, monkeypatch
 ) -> None:

@@ -629,15 +629,23 @@ def finetune_detector(
 
 
 def log_to_stderr() -> None:
-    """ultralytics logs to stdout, where ``enrol --json`` and ``learn --json`` print outcomes."""
+    """ultralytics logs to stdout, where ``enrol --json`` and ``learn --json`` print outcomes.
+
+    Only its own console handler (a plain ``StreamHandler``) is moved: a handler someone else
+    attached, a log file or a test runner's capture (subclasses), keeps its stream; moved, a
+    capture's stream would be swapped for one that is closed once the capture ends. A stream its
+    owner already closed (an earlier run's captured stdout in one process) is replaced unflushed.
+    """
     import logging
 
     from ultralytics.utils import LOGGER
 
     for handler in LOGGER.handlers:
-        if isinstance(handler, logging.StreamHandler) and not isinstance(
-            handler, logging.FileHandler
-        ):
+        if type(handler) is not logging.StreamHandler:
+            continue
+        if getattr(handler.stream, "closed", False):
+            handler.stream = sys.stderr
+        else:
             handler.setStream(sys.stderr)
 
 
