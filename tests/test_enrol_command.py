@@ -123,7 +123,7 @@ def test_json_output_moves_only_ultralytics_console_log_off_stdout() -> None:
 
     from scorekeeper.training.adapt import log_to_stderr
 
-    class Collector(logging.StreamHandler):  # type: ignore[type-arg]
+    class Collector(logging.StreamHandler):
         pass
 
     console = next(h for h in LOGGER.handlers if type(h) is logging.StreamHandler)
