@@ -10,7 +10,8 @@ read, and
 
 - **per-frame card precision and recall**: in each frame, the cards the reader names against the
   cards with a corner index in view (``scorekeeper.synth.truth.detection_stream``: at least 7/9 of
-  an index inside the frame and under no later card or hand), summed over all frames; and the
+  an index inside the frame and under no later card or hand, the index where that deck prints it,
+  from its face pack's index boxes), summed over all frames; and the
   recall on the **sharp** sightings alone, leaving out a card in flight that the camera smears into
   a streak (``detection_stream(..., sharp_only=True)``: 3 px of motion blur or more, ~12% of the
   sightings in a deal), which no reader can name in that frame;
@@ -90,6 +91,9 @@ class DealFigures:
     sharp_true_positives: int | None = None
     """Of the sightings not smeared by motion, those named (None: measured before this count)."""
     sharp_false_negatives: int | None = None
+    index_regions: str = "procedural"
+    """Where the truth took the cards' indices to be: ``deck`` (the face pack's own index boxes)
+    or ``procedural`` (figures kept from before the truth knew the deck's boxes: measured again)."""
 
 
 @dataclass
@@ -145,8 +149,9 @@ def evaluate_deal(
 
     from scorekeeper.pipeline.session import reader_thresholds
     from scorekeeper.rules import Rules, replay_record
+    from scorekeeper.synth.faces import FacePack
     from scorekeeper.synth.simulate import simulate, write_clip
-    from scorekeeper.synth.truth import score_reads
+    from scorekeeper.synth.truth import face_regions, score_reads
     from scorekeeper.tracking import TableGeometry, Tracker
     from scorekeeper.tracking.evaluate import compare
     from scorekeeper.tracking.offline import track_stream
@@ -169,7 +174,7 @@ def evaluate_deal(
             frames.append(reader.read(image, len(frames)))
             read_seconds += time.perf_counter() - started
         capture.release()
-    score = score_reads(frames, simulation.timeline)
+    score = score_reads(frames, simulation.timeline, face_regions(FacePack.load(pack)))
     truth = simulation.truth
     tracker = Tracker(
         TableGeometry.from_json(truth["geometry"]),
@@ -199,6 +204,7 @@ def evaluate_deal(
         misread=dict(score.misread_cards),
         sharp_true_positives=score.sharp_named,
         sharp_false_negatives=score.sharp_missed,
+        index_regions="deck",
     )
 
 
@@ -231,7 +237,7 @@ def measure(
     def measured(seed: int) -> bool:
         if not kept_file(seed).is_file():
             return False
-        return json.loads(kept_file(seed).read_text()).get("sharp_true_positives") is not None
+        return bool(json.loads(kept_file(seed).read_text()).get("index_regions") == "deck")
 
     todo = [s for s in seeds if not measured(s)]
     with ProcessPoolExecutor(max_workers=workers) as pool:

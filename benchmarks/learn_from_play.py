@@ -62,8 +62,9 @@ def keep_deal_of_play(
 
     from scorekeeper.learning.keep import kept_deals
     from scorekeeper.rules import Rules
+    from scorekeeper.synth.faces import FacePack
     from scorekeeper.synth.simulate import simulate, write_clip
-    from scorekeeper.synth.truth import index_boxes
+    from scorekeeper.synth.truth import face_regions, index_boxes
     from scorekeeper.tracking import TableGeometry, Tracker
     from scorekeeper.vision.reader import CardReader
 
@@ -96,7 +97,8 @@ def keep_deal_of_play(
     new = [d for d in kept_deals(deck) if d.folder not in before]
     figures: dict[str, Any] = {"seed": seed, "frames": index, "kept": len(new)}
     if new:
-        figures.update(label_quality(new[0], index_boxes(simulation.timeline)))
+        truth_boxes = index_boxes(simulation.timeline, face_regions(FacePack.load(pack)))
+        figures.update(label_quality(new[0], truth_boxes))
     return figures
 
 

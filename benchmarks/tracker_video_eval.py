@@ -81,17 +81,40 @@ def evaluate_seed(
                 StreamHeader(fps=fps, geometry=TableGeometry.from_json(truth["geometry"])),
             )
     return {
-        **score_deal(seed, frames, truth, simulation.timeline, reader_thresholds(reader)),
+        **score_deal(
+            seed,
+            frames,
+            truth,
+            simulation.timeline,
+            reader_thresholds(reader),
+            regions_of=deck_regions(faces),
+        ),
         "render_seconds": round(rendered, 1),
         "read_ms": round(1000 * read_seconds / max(len(frames), 1), 1),
     }
 
 
+def deck_regions(faces: Path | None) -> Any:
+    """Where the face pack ``faces`` prints its indices, for the truth of what is in view
+    (``None``: the procedural faces' places)."""
+    from scorekeeper.synth.faces import FacePack
+    from scorekeeper.synth.truth import face_regions
+
+    return None if faces is None else face_regions(FacePack.load(faces))
+
+
 def score_deal(
-    seed: int, frames: list[Any], truth: dict[str, Any], timeline: Any, thresholds: Any
+    seed: int,
+    frames: list[Any],
+    truth: dict[str, Any],
+    timeline: Any,
+    thresholds: Any,
+    *,
+    regions_of: Any = None,
 ) -> dict[str, Any]:
     """The tracker's record against the truth, and the reads frame by frame against the cards
-    in view (all of them, and the sharp ones)."""
+    in view (all of them, and the sharp ones; ``regions_of``: where the rendered deck prints its
+    indices)."""
     from scorekeeper.rules import Rules
     from scorekeeper.synth.truth import score_reads
     from scorekeeper.tracking import TableGeometry, Tracker
@@ -105,7 +128,7 @@ def score_deal(
         thresholds=thresholds,
     )
     comparison = compare(truth["record"], track_stream(frames, tracker).record)
-    score = score_reads(frames, timeline)
+    score = score_reads(frames, timeline, regions_of)
     counts = {
         "cards_named_right": score.named_right,
         "cards_named_wrong": score.named_wrong,
@@ -116,7 +139,7 @@ def score_deal(
     return {"seed": seed, "frames": len(frames), **counts, **comparison.to_json()}
 
 
-def score_kept(seed: int, kept: Path, thresholds: Any) -> dict[str, Any]:
+def score_kept(seed: int, kept: Path, thresholds: Any, faces: Path | None = None) -> dict[str, Any]:
     """:func:`score_deal` on reads kept by ``--keep`` (the deal simulated again, not rendered)."""
     from scorekeeper.synth.simulate import simulate
     from scorekeeper.tracking.stream import read_stream
@@ -127,7 +150,14 @@ def score_kept(seed: int, kept: Path, thresholds: Any) -> dict[str, Any]:
     simulation = simulate(seed, fps=truth["fps"], camera=options.get("camera", "full"))
     if simulation.truth["record"] != truth["record"]:
         raise SystemExit(f"deal {seed}: the kept truth is not this simulator's: keep it again")
-    return score_deal(seed, list(frames), truth, simulation.timeline, thresholds)
+    return score_deal(
+        seed,
+        list(frames),
+        truth,
+        simulation.timeline,
+        thresholds,
+        regions_of=deck_regions(faces),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         kept_thresholds = reader_thresholds(CardReader(args.model, threads=1))
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         futures = [
-            pool.submit(score_kept, s, args.from_kept, kept_thresholds)
+            pool.submit(score_kept, s, args.from_kept, kept_thresholds, args.faces)
             if args.from_kept is not None
             else pool.submit(
                 evaluate_seed,

@@ -303,3 +303,20 @@ def test_reads_are_scored_against_the_cards_in_view_frame_by_frame(timeline) -> 
     assert (score.named_right, score.named_wrong, score.missed) == (sightings - 1, 1, 1)
     assert score.missed_cards == {dropped.card.notation: 1}
     assert score.misread_cards == {stray.notation: 1}
+
+
+def test_a_deck_printing_tall_indices_is_scored_where_it_prints_them(timeline) -> None:
+    """A tall index half under another card cannot be read: scored with the deck's own index
+    boxes, a reader naming every readable tall index misses nothing, while the procedural
+    boxes would charge it with misses for cards whose upper half of the index alone shows."""
+    from scorekeeper.synth.truth import face_regions, score_reads
+
+    tall = face_regions(_pack_printing(((0.05, 0.04, 0.19, 0.42), (0.81, 0.58, 0.95, 0.96))))
+    reads_tall_indices = detection_stream(timeline, regions_of=tall)
+
+    score = score_reads(reads_tall_indices, timeline, tall)
+    assert score.missed == score.named_wrong == 0 and score.named_right > 0
+
+    nominal = score_reads(reads_tall_indices, timeline)
+    assert nominal.missed > 0, "some cards show the top of their index and not all of it"
+    assert nominal.named_right + nominal.missed > score.named_right

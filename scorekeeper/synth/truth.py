@@ -180,19 +180,26 @@ class _Sighting(NamedTuple):
 
 
 def detection_stream(
-    timeline: Timeline, *, box: str = "index", sharp_only: bool = False
+    timeline: Timeline,
+    *,
+    box: str = "index",
+    sharp_only: bool = False,
+    regions_of: RegionsOf | None = None,
 ) -> list[FrameDetections]:
     """One :class:`FrameDetections` per frame of ``timeline``: what a perfect reader reports.
 
     ``sharp_only`` leaves out the sightings of a card in flight that the camera smears into a
     streak (:data:`~scorekeeper.synth.geometry.MOTION_BLUR_FROM` pixels or more, where the
     renderer blurs it): an index no reader, person or network, can read in that frame.
+    ``regions_of`` says where the deck the video was rendered with prints its indices
+    (:func:`face_regions`; default: where procedural faces print them): a deck whose index is
+    twice as tall is half covered where a procedural one still shows.
     """
     if box not in BOX_MODES:
         raise SimulationError(f"box mode {box!r} is not one of {', '.join(BOX_MODES)}")
     width, height = timeline.layout.width, timeline.layout.height
     per_frame: list[list[tuple[int, CardDetection]]] = [[] for _ in range(timeline.frames)]
-    for sighting in _readable_indices(timeline, box):
+    for sighting in _readable_indices(timeline, box, regions_of):
         if sharp_only:
             sighting = sighting.where(sighting.smear < MOTION_BLUR_FROM)
         count = len(sighting.frames)
@@ -255,10 +262,13 @@ class ReadScore:
     """Per card, the frames it was named and not in view (mostly another card read as it)."""
 
 
-def score_reads(reads: Iterable[FrameDetections], timeline: Timeline) -> ReadScore:
-    """Compare each frame's reads (matched by ``frame_index``) with the cards in view then."""
-    in_view = detection_stream(timeline)
-    sharp = detection_stream(timeline, sharp_only=True)
+def score_reads(
+    reads: Iterable[FrameDetections], timeline: Timeline, regions_of: RegionsOf | None = None
+) -> ReadScore:
+    """Compare each frame's reads (matched by ``frame_index``) with the cards in view then;
+    ``regions_of``: where the rendered deck prints its indices, as in :func:`detection_stream`."""
+    in_view = detection_stream(timeline, regions_of=regions_of)
+    sharp = detection_stream(timeline, sharp_only=True, regions_of=regions_of)
     score = ReadScore()
     for frame in reads:
         got = {d.card for d in frame.cards}
