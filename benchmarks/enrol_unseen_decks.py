@@ -11,7 +11,8 @@ read, and
 - **per-frame card precision and recall**: in each frame, the cards the reader names against the
   cards with a corner index in view (``scorekeeper.synth.truth.detection_stream``: at least 7/9 of
   an index inside the frame and under no later card or hand, the index where that deck prints it,
-  from its face pack's index boxes), summed over all frames; and the
+  from its face pack's index boxes), summed over all frames (a card named with less of its index
+  showing lies there, so it is no false card, and no hit either); and the
   recall on the **sharp** sightings alone, leaving out a card in flight that the camera smears into
   a streak (``detection_stream(..., sharp_only=True)``: 3 px of motion blur or more, ~12% of the
   sightings in a deal), which no reader can name in that frame;
@@ -69,6 +70,9 @@ HELD_OUT_FIRST = 19000
 PLAY_FIRST = 19500
 PLAY_DEALS = 10
 STEPS = ("shipped", "enrolled", "learned")
+SCORED_AS = "deck index boxes; named partly shown apart"
+"""The truth takes each deck's indices where its face pack prints them, and a card named with
+part of an index showing is neither a hit nor a false card."""
 
 
 @dataclass
@@ -91,9 +95,11 @@ class DealFigures:
     sharp_true_positives: int | None = None
     """Of the sightings not smeared by motion, those named (None: measured before this count)."""
     sharp_false_negatives: int | None = None
-    index_regions: str = "procedural"
-    """Where the truth took the cards' indices to be: ``deck`` (the face pack's own index boxes)
-    or ``procedural`` (figures kept from before the truth knew the deck's boxes: measured again)."""
+    partly_shown: int = 0
+    """Cards named where part of an index of theirs shows, too little to count it in view."""
+    scored_as: str = ""
+    """How the reads were scored (:data:`SCORED_AS`); figures kept from another scoring are
+    measured again."""
 
 
 @dataclass
@@ -204,7 +210,8 @@ def evaluate_deal(
         misread=dict(score.misread_cards),
         sharp_true_positives=score.sharp_named,
         sharp_false_negatives=score.sharp_missed,
-        index_regions="deck",
+        partly_shown=score.named_partly_shown,
+        scored_as=SCORED_AS,
     )
 
 
@@ -237,7 +244,7 @@ def measure(
     def measured(seed: int) -> bool:
         if not kept_file(seed).is_file():
             return False
-        return bool(json.loads(kept_file(seed).read_text()).get("index_regions") == "deck")
+        return bool(json.loads(kept_file(seed).read_text()).get("scored_as") == SCORED_AS)
 
     todo = [s for s in seeds if not measured(s)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -256,6 +263,7 @@ def measure(
     missed = sum((Counter(d.missed) for d in deals), Counter())
     tp = sum(d.true_positives for d in deals)
     fp = sum(d.false_positives for d in deals)
+    partly = sum(d.partly_shown for d in deals)
     fn = sum(d.false_negatives for d in deals)
     sharp_tp = sum(d.sharp_true_positives or 0 for d in deals)
     sharp_fn = sum(d.sharp_false_negatives or 0 for d in deals)
@@ -264,7 +272,7 @@ def measure(
         step=step,
         model=model or "shipped",
         frames=sum(d.frames for d in deals),
-        precision=round(tp / max(tp + fp, 1), 3),
+        precision=round((tp + partly) / max(tp + partly + fp, 1), 3),
         recall=round(tp / max(tp + fn, 1), 3),
         sharp_recall=round(sharp_tp / max(sharp_tp + sharp_fn, 1), 3),
         deals_exact=sum(d.deal_exact for d in deals),

@@ -281,7 +281,7 @@ def test_a_card_the_camera_smears_is_left_out_of_the_sharp_truth(timeline) -> No
 def test_reads_are_scored_against_the_cards_in_view_frame_by_frame(timeline) -> None:
     from dataclasses import replace
 
-    from scorekeeper.synth.truth import score_reads
+    from scorekeeper.synth.truth import GLIMPSED, score_reads
 
     every = detection_stream(timeline)
     sharp = detection_stream(timeline, sharp_only=True)
@@ -294,9 +294,11 @@ def test_reads_are_scored_against_the_cards_in_view_frame_by_frame(timeline) -> 
     assert score.missed == smeared > 0 and score.named_wrong == score.sharp_missed == 0
 
     # One card dropped from a frame is a miss of that card; a card named where none lies is wrong.
+    glimpsed = detection_stream(timeline, readable_share=GLIMPSED)
     frame = next(f for f in every if len(f.cards) >= 2)
     dropped, kept = frame.cards[0], frame.cards[1:]
-    stray = next(card for card in DECK if card not in {d.card for d in frame.cards})
+    shown = {d.card for d in glimpsed[frame.frame_index].cards}
+    stray = next(card for card in DECK if card not in shown)
     misread = replace(frame, cards=(*kept, replace(dropped, card=stray)))
     reads = [misread if f.frame_index == frame.frame_index else f for f in every]
     score = score_reads(reads, timeline)
@@ -320,3 +322,29 @@ def test_a_deck_printing_tall_indices_is_scored_where_it_prints_them(timeline) -
     nominal = score_reads(reads_tall_indices, timeline)
     assert nominal.missed > 0, "some cards show the top of their index and not all of it"
     assert nominal.named_right + nominal.missed > score.named_right
+
+
+def test_a_card_named_with_part_of_its_index_showing_is_no_false_card(timeline) -> None:
+    """Under another card, an index with a third of it showing is not counted in view, so a reader
+    is not asked to name it; one that does names a card lying there, not a made-up one."""
+    from dataclasses import replace
+
+    from scorekeeper.synth.truth import GLIMPSED, score_reads
+
+    every = detection_stream(timeline)
+    glimpsed = detection_stream(timeline, readable_share=GLIMPSED)
+    partly = [
+        (frame, detection)
+        for frame, seen in zip(every, glimpsed)
+        for detection in seen.cards
+        if detection.card not in {d.card for d in frame.cards}
+    ]
+    assert partly, "cards slide under one another during a deal"
+    frame, detection = partly[0]
+    reads = [
+        replace(f, cards=(*f.cards, detection)) if f.frame_index == frame.frame_index else f
+        for f in every
+    ]
+    score = score_reads(reads, timeline)
+    assert (score.named_partly_shown, score.named_wrong, score.missed) == (1, 0, 0)
+    assert score.precision == score.recall == 1.0

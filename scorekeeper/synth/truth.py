@@ -42,6 +42,11 @@ READABLE = 7 / 9
 """Share of an index that must show for a reader to name it: lower lists cards whose index is
 mostly under a finger (harder reads for the tracker), higher drops them sooner."""
 
+GLIMPSED = 1 / 18
+"""Share of an index above which part of it shows (one of its 9 sample points is 1/9): a card
+named with that little of an index in view was not made up, though no reader is expected to
+name it."""
+
 BOX_MODES = ("index", "card")
 _GRID = 3
 _CARD_GRID = (5, 7)
@@ -92,7 +97,10 @@ def face_regions(pack: FacePack) -> RegionsOf:
 
 
 def _readable_indices(
-    timeline: Timeline, box: str, regions_of: RegionsOf | None = None
+    timeline: Timeline,
+    box: str,
+    regions_of: RegionsOf | None = None,
+    readable_share: float = READABLE,
 ) -> Iterator[_Sighting]:
     """Each face-up card over the frames where at least one of its indices is readable."""
     layout = timeline.layout
@@ -142,7 +150,7 @@ def _readable_indices(
         seen = in_frame & ~covered
         readable = (
             seen[:, : indices * _PER_INDEX].reshape(len(seen), indices, _PER_INDEX).mean(axis=2)
-            >= READABLE
+            >= readable_share
         )
         listed = np.flatnonzero(readable.any(axis=1))
         if not len(listed):
@@ -185,6 +193,7 @@ def detection_stream(
     box: str = "index",
     sharp_only: bool = False,
     regions_of: RegionsOf | None = None,
+    readable_share: float = READABLE,
 ) -> list[FrameDetections]:
     """One :class:`FrameDetections` per frame of ``timeline``: what a perfect reader reports.
 
@@ -193,13 +202,14 @@ def detection_stream(
     renderer blurs it): an index no reader, person or network, can read in that frame.
     ``regions_of`` says where the deck the video was rendered with prints its indices
     (:func:`face_regions`; default: where procedural faces print them): a deck whose index is
-    twice as tall is half covered where a procedural one still shows.
+    twice as tall is half covered where a procedural one still shows. ``readable_share``: how
+    much of an index must show for the card to be listed.
     """
     if box not in BOX_MODES:
         raise SimulationError(f"box mode {box!r} is not one of {', '.join(BOX_MODES)}")
     width, height = timeline.layout.width, timeline.layout.height
     per_frame: list[list[tuple[int, CardDetection]]] = [[] for _ in range(timeline.frames)]
-    for sighting in _readable_indices(timeline, box, regions_of):
+    for sighting in _readable_indices(timeline, box, regions_of, readable_share):
         if sharp_only:
             sighting = sighting.where(sighting.smear < MOTION_BLUR_FROM)
         count = len(sighting.frames)
@@ -249,8 +259,11 @@ class ReadScore:
 
     named_right: int = 0
     """Cards named in a frame where an index of theirs is in view."""
+    named_partly_shown: int = 0
+    """Cards named in a frame where part of an index of theirs shows, too little to count it in
+    view (:data:`READABLE`): neither a miss nor a false card."""
     named_wrong: int = 0
-    """Cards named in a frame where none of their indices is in view."""
+    """Cards named in a frame where no part of their indices shows."""
     missed: int = 0
     """Cards with an index in view that the frame's reads do not name."""
     sharp_named: int = 0
@@ -259,7 +272,18 @@ class ReadScore:
     missed_cards: Counter[str] = field(default_factory=Counter)
     """Per card, the frames it was in view and not named."""
     misread_cards: Counter[str] = field(default_factory=Counter)
-    """Per card, the frames it was named and not in view (mostly another card read as it)."""
+    """Per card, the frames it was named wrongly (mostly another card read as it)."""
+
+    @property
+    def precision(self) -> float:
+        """Share of the cards named that lie there with part of an index showing."""
+        named = self.named_right + self.named_partly_shown + self.named_wrong
+        return (self.named_right + self.named_partly_shown) / max(named, 1)
+
+    @property
+    def recall(self) -> float:
+        """Share of the cards with an index in view that are named."""
+        return self.named_right / max(self.named_right + self.missed, 1)
 
 
 def score_reads(
@@ -269,18 +293,22 @@ def score_reads(
     ``regions_of``: where the rendered deck prints its indices, as in :func:`detection_stream`."""
     in_view = detection_stream(timeline, regions_of=regions_of)
     sharp = detection_stream(timeline, sharp_only=True, regions_of=regions_of)
+    glimpsed = detection_stream(timeline, regions_of=regions_of, readable_share=GLIMPSED)
     score = ReadScore()
     for frame in reads:
         got = {d.card for d in frame.cards}
         want = {d.card for d in in_view[frame.frame_index].cards}
         clear = {d.card for d in sharp[frame.frame_index].cards}
+        shown = {d.card for d in glimpsed[frame.frame_index].cards}
+        wrong = got - want - shown
         score.named_right += len(got & want)
-        score.named_wrong += len(got - want)
+        score.named_partly_shown += len((got - want) & shown)
+        score.named_wrong += len(wrong)
         score.missed += len(want - got)
         score.sharp_named += len(got & clear)
         score.sharp_missed += len(clear - got)
         score.missed_cards.update(card.notation for card in want - got)
-        score.misread_cards.update(card.notation for card in got - want)
+        score.misread_cards.update(card.notation for card in wrong)
     return score
 
 
