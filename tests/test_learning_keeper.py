@@ -170,3 +170,42 @@ def test_a_deal_the_tracker_did_not_see_end_is_kept_when_its_record_is_complete(
     _play_deal(keeper, recorder, 7, deal=2, start=frame, seen_ending=False)
     assert len(kept_deals("cafe")) == 1  # the first, once the second began
     assert keeper.close() == 2
+
+
+class _ReaderReadingOwnWay:
+    """A reader whose own reading (card view, corners read together) names a card that its
+    corner indices alone would not: the keeper must not read in its place."""
+
+    def __init__(self) -> None:
+        self.asked_conf: list[float | None] = []
+
+    def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections:
+        card = CardDetection(card=Card.parse("7H"), confidence=0.97, box=_box(*SPOTS[0]))
+        return FrameDetections(frame_index=frame_index, cards=(card,), width=WIDTH, height=HEIGHT)
+
+    def read_indices(self, frame_bgr: np.ndarray, *, conf: float | None = None) -> list[_Reading]:
+        self.asked_conf.append(conf)
+        return [
+            _Reading(_box(*SPOTS[0]), Card.parse("7H")),
+            _Reading(_box(*SPOTS[1]), Card.parse("AS")),
+        ]
+
+
+def test_the_keeper_reads_every_frame_as_the_reader_does_and_notes_fainter_indices(
+    tmp_path: Path,
+) -> None:
+    from scorekeeper.learning.recording import NOTED_INDEX_CONF
+    from scorekeeper.training.thresholds import INDEX_CONFS
+
+    store = Store.open(tmp_path / "m.db")
+    keeper = PlayKeeper(deck="cafe", table_id="mesa", log=lambda line: None)
+    reader = _ReaderReadingOwnWay()
+    noting = keeper.watch(
+        reader, store=store, geometry=TableGeometry.default(WIDTH, HEIGHT), fps=10.0
+    )
+    image = np.full((HEIGHT, WIDTH, 3), 160, np.uint8)
+    for frame in range(20):
+        assert noting.read(image, frame) == reader.read(image, frame)
+    # Sampled twice a second at 10 fps, each noted down to the lowest threshold learning can pick.
+    assert reader.asked_conf == [NOTED_INDEX_CONF] * 4
+    assert NOTED_INDEX_CONF == min(INDEX_CONFS)

@@ -380,9 +380,11 @@ def test_views_are_read_only_for_indices_that_can_still_be_a_card(monkeypatch) -
     crops_read = _count_classifier_crops(monkeypatch, reader)
     detect_indices = reader.detect_indices
 
-    def with_bare_table(frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def with_bare_table(
+        frame: np.ndarray, *, conf: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         # Boxes on bare table beside the cards the detector finds, as a webcam's frames have.
-        boxes, scores = detect_indices(frame)
+        boxes, scores = detect_indices(frame, conf=conf)
         bare = np.asarray([[4, 4, 24, 34], [40, 4, 60, 34], [4, 60, 24, 90]], np.float32)
         return np.concatenate([boxes, bare]), np.concatenate([scores, np.full(3, 0.3, np.float32)])
 

@@ -26,6 +26,7 @@ from scorekeeper.learning.tiles import Tile, card_tile
 from scorekeeper.rules.cards import DECK
 from scorekeeper.tracking import events as game
 from scorekeeper.tracking.geometry import TableGeometry
+from scorekeeper.training.thresholds import INDEX_CONFS
 from scorekeeper.vision.boxes import as_box
 from scorekeeper.vision.detections import FrameDetections
 
@@ -36,14 +37,18 @@ MAX_BUFFERED_FRAMES = 1200
 PLAY_AREA_GROWTH = 0.15
 """The noted region is the play area grown by this share on each side (cards land on its edge)."""
 REGION_JPEG_QUALITY = 95
+NOTED_INDEX_CONF = min(INDEX_CONFS)
+"""Detector score down to which a sampled frame's indices are noted, below the reader's own
+``index_conf``: learning chooses that threshold again on the kept deals, and an index the reader
+did not box there would otherwise lie unlabelled in the tiles, a false find at any lower one."""
 
 
 class IndexReader(Protocol):
-    """What the keeper needs of a card reader: its corner reads and its thresholds."""
+    """What the keeper needs of a card reader: its reading and every corner index it boxes."""
 
-    config: Any
+    def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections: ...
 
-    def read_indices(self, frame_bgr: np.ndarray) -> list[Any]: ...
+    def read_indices(self, frame_bgr: np.ndarray, *, conf: float | None = None) -> list[Any]: ...
 
 
 @dataclass(slots=True)
@@ -85,7 +90,7 @@ class PlayKeeper:
         self._store = store
         self._geometry = geometry
         self._stride = max(1, round((fps or 25.0) / SAMPLES_PER_SECOND))
-        if not hasattr(reader, "read_indices") or not hasattr(reader, "config"):
+        if not hasattr(reader, "read_indices"):
             return reader
         return _NotingReader(reader, self)
 
@@ -255,9 +260,11 @@ def label_deal(
 
 
 class _NotingReader:
-    """The card reader, reading exactly as before, and noting every sampled frame's corners."""
+    """The card reader, reading exactly as it does alone, and noting every sampled frame's
+    corner indices down to :data:`NOTED_INDEX_CONF` (the detector and classifier run a second
+    time on those frames, twice a second)."""
 
-    def __init__(self, reader: Any, keeper: PlayKeeper) -> None:
+    def __init__(self, reader: IndexReader, keeper: PlayKeeper) -> None:
         self._reader = reader
         self._keeper = keeper
 
@@ -265,19 +272,8 @@ class _NotingReader:
         return getattr(self._reader, name)
 
     def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections:
-        from scorekeeper.vision.reader import combine_indices
-
-        if frame_index % self._keeper._stride:
-            detections: FrameDetections = self._reader.read(frame_bgr, frame_index)
-            return detections
-        config = self._reader.config
-        readings = self._reader.read_indices(frame_bgr)
-        cards = combine_indices(
-            readings, card_prob=config.card_prob, corner_reach=config.corner_reach
-        )
-        height, width = frame_bgr.shape[:2]
-        detections = FrameDetections(
-            frame_index=frame_index, cards=cards, width=width, height=height
-        )
-        self._keeper.note(frame_index, frame_bgr, readings, detections)
+        detections = self._reader.read(frame_bgr, frame_index)
+        if frame_index % self._keeper._stride == 0:
+            readings = self._reader.read_indices(frame_bgr, conf=NOTED_INDEX_CONF)
+            self._keeper.note(frame_index, frame_bgr, readings, detections)
         return detections

@@ -526,9 +526,12 @@ class CardReader:
         views, averaged."""
         return view_probs(self.view_logits(frame_bgr, boxes), self.config.temperature)
 
-    def read_indices(self, frame_bgr: np.ndarray) -> list[IndexReading]:
-        """Every index the detector found, with the classifier's probabilities."""
-        boxes, scores = self.detect_indices(frame_bgr)
+    def read_indices(
+        self, frame_bgr: np.ndarray, *, conf: float | None = None
+    ) -> list[IndexReading]:
+        """Every index the detector found (at ``conf``, default ``index_conf``), with the
+        classifier's probabilities."""
+        boxes, scores = self.detect_indices(frame_bgr, conf=conf)
         box_list = [as_box(b) for b in boxes]
         probs = self.classify_boxes(frame_bgr, box_list)
         return [
