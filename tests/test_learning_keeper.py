@@ -183,12 +183,15 @@ class _ReaderReadingOwnWay:
         card = CardDetection(card=Card.parse("7H"), confidence=0.97, box=_box(*SPOTS[0]))
         return FrameDetections(frame_index=frame_index, cards=(card,), width=WIDTH, height=HEIGHT)
 
-    def read_indices(self, frame_bgr: np.ndarray, *, conf: float | None = None) -> list[_Reading]:
-        self.asked_conf.append(conf)
-        return [
+    def read_and_note(
+        self, frame_bgr: np.ndarray, frame_index: int, *, note_conf: float
+    ) -> tuple[FrameDetections, list[_Reading]]:
+        self.asked_conf.append(note_conf)
+        indices = [
             _Reading(_box(*SPOTS[0]), Card.parse("7H")),
             _Reading(_box(*SPOTS[1]), Card.parse("AS")),
         ]
+        return self.read(frame_bgr, frame_index), indices
 
 
 def test_the_keeper_reads_every_frame_as_the_reader_does_and_notes_fainter_indices(

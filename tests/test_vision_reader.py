@@ -550,3 +550,33 @@ def test_a_missing_card_view_network_names_the_file(tmp_path: Path) -> None:
     model = _with_card_view_section(tmp_path, {"file": "absent-card-view.onnx"})
     with pytest.raises(ModelError, match=r"absent-card-view\.onnx is missing"):
         CardReader(model)
+
+
+def test_reading_and_noting_a_frame_searches_it_once_and_reads_as_each_alone(monkeypatch) -> None:
+    """The play keeper's sampled frames: the cards read as :meth:`read` reads them and every
+    index down to the noting threshold as :meth:`read_indices` reads it, for one detector pass."""
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    from scorekeeper.vision.evaluate import latency_frames
+
+    reader = CardReader(SHIPPED)
+    searches = []
+    detect_indices = reader.detect_indices
+
+    def counted(frame: np.ndarray, *, conf: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        searches.append(conf)
+        return detect_indices(frame, conf=conf)
+
+    noted_at = 0.02
+    for index, frame in enumerate(latency_frames(3)):
+        alone = reader.read(frame, index)
+        indices = reader.read_indices(frame, conf=noted_at)
+        monkeypatch.setattr(reader, "detect_indices", counted)
+        searches.clear()
+        detections, noted = reader.read_and_note(frame, index, note_conf=noted_at)
+        monkeypatch.setattr(reader, "detect_indices", detect_indices)
+        assert searches == [noted_at]
+        assert detections == alone
+        assert [r.box for r in noted] == [r.box for r in indices]
+        assert all(np.allclose(a.probs, b.probs, atol=1e-6) for a, b in zip(noted, indices))
+        assert len(noted) > len(alone.cards) > 0

@@ -48,7 +48,9 @@ class IndexReader(Protocol):
 
     def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections: ...
 
-    def read_indices(self, frame_bgr: np.ndarray, *, conf: float | None = None) -> list[Any]: ...
+    def read_and_note(
+        self, frame_bgr: np.ndarray, frame_index: int, *, note_conf: float
+    ) -> tuple[FrameDetections, list[Any]]: ...
 
 
 @dataclass(slots=True)
@@ -90,7 +92,7 @@ class PlayKeeper:
         self._store = store
         self._geometry = geometry
         self._stride = max(1, round((fps or 25.0) / SAMPLES_PER_SECOND))
-        if not hasattr(reader, "read_indices"):
+        if not hasattr(reader, "read_and_note"):
             return reader
         return _NotingReader(reader, self)
 
@@ -261,8 +263,8 @@ def label_deal(
 
 class _NotingReader:
     """The card reader, reading exactly as it does alone, and noting every sampled frame's
-    corner indices down to :data:`NOTED_INDEX_CONF` (the detector and classifier run a second
-    time on those frames, twice a second)."""
+    corner indices down to :data:`NOTED_INDEX_CONF` (the indices below ``index_conf`` read by
+    the classifier too, twice a second)."""
 
     def __init__(self, reader: IndexReader, keeper: PlayKeeper) -> None:
         self._reader = reader
@@ -272,8 +274,10 @@ class _NotingReader:
         return getattr(self._reader, name)
 
     def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections:
-        detections = self._reader.read(frame_bgr, frame_index)
-        if frame_index % self._keeper._stride == 0:
-            readings = self._reader.read_indices(frame_bgr, conf=NOTED_INDEX_CONF)
-            self._keeper.note(frame_index, frame_bgr, readings, detections)
+        if frame_index % self._keeper._stride:
+            return self._reader.read(frame_bgr, frame_index)
+        detections, readings = self._reader.read_and_note(
+            frame_bgr, frame_index, note_conf=NOTED_INDEX_CONF
+        )
+        self._keeper.note(frame_index, frame_bgr, readings, detections)
         return detections

@@ -39,6 +39,9 @@ from scorekeeper.vision.detections import (
 )
 from scorekeeper.vision.registry import CONFIG_NAME, find_model
 
+Detected = tuple[np.ndarray, np.ndarray]
+"""What :meth:`CardReader.detect_indices` gives: index boxes (N x 4) and detector scores (N)."""
+
 NOT_A_CARD = "not_a_card"
 CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (NOT_A_CARD,)
 """The classifier's 41 outputs: the 40 cards in :data:`DECK` order, then ``not_a_card``."""
@@ -527,18 +530,23 @@ class CardReader:
         return view_probs(self.view_logits(frame_bgr, boxes), self.config.temperature)
 
     def read_indices(
-        self, frame_bgr: np.ndarray, *, conf: float | None = None
+        self, frame_bgr: np.ndarray, *, conf: float | None = None, detected: Detected | None = None
     ) -> list[IndexReading]:
-        """Every index the detector found (at ``conf``, default ``index_conf``), with the
-        classifier's probabilities."""
-        boxes, scores = self.detect_indices(frame_bgr, conf=conf)
+        """Every index the detector found (at ``conf``, default ``index_conf``; or ``detected``,
+        the boxes and scores :meth:`detect_indices` gave already), with the classifier's
+        probabilities."""
+        boxes, scores = (
+            detected if detected is not None else self.detect_indices(frame_bgr, conf=conf)
+        )
         box_list = [as_box(b) for b in boxes]
         probs = self.classify_boxes(frame_bgr, box_list)
         return [
             IndexReading(box=b, score=float(s), probs=p) for b, s, p in zip(box_list, scores, probs)
         ]
 
-    def read_possible_cards(self, frame_bgr: np.ndarray) -> list[IndexReading]:
+    def read_possible_cards(
+        self, frame_bgr: np.ndarray, *, detected: Detected | None = None
+    ) -> list[IndexReading]:
         """The indices that can still be named a card at ``card_prob``: the readings of
         :meth:`read_indices` that :func:`combine_indices` would keep, read for fewer classifier
         passes.
@@ -553,12 +561,12 @@ class CardReader:
         """
         count = self.config.views
         if count == 1:
-            return self.read_indices(frame_bgr)
+            return self.read_indices(frame_bgr, detected=detected)
         if self.config.joint_corners:
             floor = JOINT_FIRST_VIEW
         else:
             floor = count * self.config.card_prob - (count - 1) - 1e-6
-        boxes, scores = self.detect_indices(frame_bgr)
+        boxes, scores = detected if detected is not None else self.detect_indices(frame_bgr)
         box_list = [as_box(b) for b in boxes]
         views = [self._views_of(frame_bgr, box) for box in box_list]
         first = self.crop_logits([v[0] for v in views])
@@ -581,15 +589,18 @@ class CardReader:
             for i in sorted(probs)
         ]
 
-    def read(self, frame_bgr: np.ndarray, frame_index: int = 0) -> FrameDetections:
-        """The distinct Sueca cards in a BGR frame (H x W x 3 uint8)."""
+    def read(
+        self, frame_bgr: np.ndarray, frame_index: int = 0, *, detected: Detected | None = None
+    ) -> FrameDetections:
+        """The distinct Sueca cards in a BGR frame (H x W x 3 uint8); ``detected``: the index
+        boxes and scores :meth:`detect_indices` gave already at ``index_conf``."""
         if not isinstance(frame_bgr, np.ndarray) or frame_bgr.ndim != 3 or frame_bgr.shape[2] != 3:
             shape = getattr(frame_bgr, "shape", None)
             raise ValueError(
                 f"frame {frame_index}: expected an H x W x 3 BGR image, got shape {shape}"
             )
         height, width = frame_bgr.shape[:2]
-        readings = self.read_possible_cards(frame_bgr)
+        readings = self.read_possible_cards(frame_bgr, detected=detected)
         if self._card_view is not None:
             readings = with_card_views(
                 readings,
@@ -604,6 +615,18 @@ class CardReader:
             joint_corners=self.config.joint_corners,
         )
         return FrameDetections(frame_index=frame_index, cards=cards, width=width, height=height)
+
+    def read_and_note(
+        self, frame_bgr: np.ndarray, frame_index: int, *, note_conf: float
+    ) -> tuple[FrameDetections, list[IndexReading]]:
+        """:meth:`read`, and every index boxed down to ``note_conf`` with its probabilities, the
+        frame searched once: the boxes a search down to ``note_conf`` keeps at ``index_conf`` or
+        more are the ones a search at ``index_conf`` keeps (a weaker box suppresses none)."""
+        boxes, scores = self.detect_indices(frame_bgr, conf=min(note_conf, self.config.index_conf))
+        own = scores >= self.config.index_conf
+        detections = self.read(frame_bgr, frame_index, detected=(boxes[own], scores[own]))
+        noted = scores >= note_conf
+        return detections, self.read_indices(frame_bgr, detected=(boxes[noted], scores[noted]))
 
 
 def network_input(images_bgr: np.ndarray) -> np.ndarray:
