@@ -267,13 +267,16 @@ def measure(
     fn = sum(d.false_negatives for d in deals)
     sharp_tp = sum(d.sharp_true_positives or 0 for d in deals)
     sharp_fn = sum(d.sharp_false_negatives or 0 for d in deals)
+    from scorekeeper.synth.truth import ReadScore
+
+    read = ReadScore(named_right=tp, named_partly_shown=partly, named_wrong=fp, missed=fn)
     return StepRow(
         deck=deck,
         step=step,
         model=model or "shipped",
         frames=sum(d.frames for d in deals),
-        precision=round((tp + partly) / max(tp + partly + fp, 1), 3),
-        recall=round(tp / max(tp + fn, 1), 3),
+        precision=round(read.precision, 3),
+        recall=round(read.recall, 3),
         sharp_recall=round(sharp_tp / max(sharp_tp + sharp_fn, 1), 3),
         deals_exact=sum(d.deal_exact for d in deals),
         deals=len(deals),
