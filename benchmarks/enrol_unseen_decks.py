@@ -100,6 +100,9 @@ class DealFigures:
     scored_as: str = ""
     """How the reads were scored (:data:`SCORED_AS`); figures kept from another scoring are
     measured again."""
+    model_digest: str = ""
+    """The model that read the deal (:func:`model_digest`); figures kept from another model under
+    the same folder name are measured again."""
 
 
 @dataclass
@@ -215,6 +218,21 @@ def evaluate_deal(
     )
 
 
+def model_digest(model: str | None) -> str:
+    """A hash of what reads: the model folder's ``reader.json`` and every network in it. A model
+    learned again in a reused ``--work`` keeps its folder name, and its deals must be read anew."""
+    import hashlib
+
+    from scorekeeper.vision.registry import find_model
+
+    folder = find_model(model)
+    digest = hashlib.sha256()
+    for path in [folder / "reader.json", *sorted(folder.glob("*.onnx"))]:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def results_dir(deck: str, step: str) -> Path:
     """Each measured deal's figures, kept so an interrupted run goes on where it stopped."""
     from scorekeeper.paths import user_data_dir
@@ -241,14 +259,21 @@ def measure(
     def kept_file(seed: int) -> Path:
         return kept / f"{model and Path(model).name or 'shipped'}-{seed}-{fps:g}fps-{camera}.json"
 
+    reading_with = model_digest(model)
+
     def measured(seed: int) -> bool:
         if not kept_file(seed).is_file():
             return False
-        return bool(json.loads(kept_file(seed).read_text()).get("scored_as") == SCORED_AS)
+        kept_deal = json.loads(kept_file(seed).read_text())
+        return (kept_deal.get("scored_as"), kept_deal.get("model_digest")) == (
+            SCORED_AS,
+            reading_with,
+        )
 
     todo = [s for s in seeds if not measured(s)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for deal in pool.map(_evaluate, [(s, pack, model, fps, camera) for s in todo]):
+            deal.model_digest = reading_with
             kept_file(deal.seed).write_text(json.dumps(asdict(deal)) + "\n")
     deals = [DealFigures(**json.loads(kept_file(s).read_text())) for s in seeds]
     for deal in deals:
