@@ -148,10 +148,9 @@ def _readable_indices(
             & (frame_points[..., 1] < height)
         )
         seen = in_frame & ~covered
-        readable = (
-            seen[:, : indices * _PER_INDEX].reshape(len(seen), indices, _PER_INDEX).mean(axis=2)
-            >= readable_share
-        )
+        per_index = seen[:, : indices * _PER_INDEX].reshape(len(seen), indices, _PER_INDEX)
+        shares = per_index.mean(axis=2)
+        readable = shares >= readable_share
         listed = np.flatnonzero(readable.any(axis=1))
         if not len(listed):
             continue
@@ -166,6 +165,7 @@ def _readable_indices(
             track,
             start + listed,
             readable[listed],
+            shares[listed],
             quads,
             frame_points[listed],
             seen[listed],
@@ -177,6 +177,7 @@ class _Sighting(NamedTuple):
     track: Track
     frames: np.ndarray  # L frame numbers where an index is readable
     readable: np.ndarray  # L x K: which of the card's K indices (two on most decks)
+    shares: np.ndarray  # L x K: how much of each index shows (share of its sample points)
     index_quads: np.ndarray  # L x K x 4 x 2: each index's outline in the frame
     points: np.ndarray  # L x S x 2: the sample points in the frame
     seen: np.ndarray  # L x S: which sample points show
@@ -291,15 +292,28 @@ def score_reads(
 ) -> ReadScore:
     """Compare each frame's reads (matched by ``frame_index``) with the cards in view then;
     ``regions_of``: where the rendered deck prints its indices, as in :func:`detection_stream`."""
-    in_view = detection_stream(timeline, regions_of=regions_of)
-    sharp = detection_stream(timeline, sharp_only=True, regions_of=regions_of)
-    glimpsed = detection_stream(timeline, regions_of=regions_of, readable_share=GLIMPSED)
+    # One occlusion pass down to a glimpse; the in-view and sharp sets are cut from its shares.
+    in_view: list[set[Card]] = [set() for _ in range(timeline.frames)]
+    sharp: list[set[Card]] = [set() for _ in range(timeline.frames)]
+    glimpsed: list[set[Card]] = [set() for _ in range(timeline.frames)]
+    for sighting in _readable_indices(timeline, "index", regions_of, GLIMPSED):
+        card = sighting.track.card
+        assert card is not None
+        readable = (sighting.shares >= READABLE).any(axis=1)
+        steady = sighting.smear < MOTION_BLUR_FROM
+        for frames, seen_as in (
+            (sighting.frames, glimpsed),
+            (sighting.frames[readable], in_view),
+            (sighting.frames[readable & steady], sharp),
+        ):
+            for frame in frames.tolist():
+                seen_as[frame].add(card)
     score = ReadScore()
     for frame in reads:
         got = {d.card for d in frame.cards}
-        want = {d.card for d in in_view[frame.frame_index].cards}
-        clear = {d.card for d in sharp[frame.frame_index].cards}
-        shown = {d.card for d in glimpsed[frame.frame_index].cards}
+        want = in_view[frame.frame_index]
+        clear = sharp[frame.frame_index]
+        shown = glimpsed[frame.frame_index]
         wrong = got - want - shown
         score.named_right += len(got & want)
         score.named_partly_shown += len((got - want) & shown)
