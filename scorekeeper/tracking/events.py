@@ -7,7 +7,7 @@ became sure: the two differ by the tracker's delay. ``deal`` counts deals from 1
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import ClassVar
 
 from scorekeeper.rules.cards import Card
@@ -16,8 +16,34 @@ from scorekeeper.rules.seats import seat_label
 Json = dict[str, object]
 
 
+def _plain(value: object) -> object:
+    """A field's JSON: a card by its notation, a confidence to three places."""
+    if isinstance(value, Card):
+        return value.notation
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+class _Event:
+    """Every event's JSON is its ``type`` and then its fields, in the order they are declared."""
+
+    __slots__ = ()
+    type: ClassVar[str]
+
+    def to_json(self) -> Json:
+        return {"type": self.type} | {
+            field.name: _plain(getattr(self, field.name))
+            for field in fields(self)  # type: ignore[arg-type]
+        }
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DealStarted:
+class DealStarted(_Event):
     """The turned card was seen by the dealer's side: it gives the trump and the dealer. Or,
     ``from_page``, the table started the deal on the page and the tracker took it up
     (:meth:`~scorekeeper.tracking.Tracker.take_up`): the log holds it already."""
@@ -31,19 +57,14 @@ class DealStarted:
     from_page: bool = False
 
     def to_json(self) -> Json:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "deal": self.deal,
-            "dealer": self.dealer,
-            "turned": self.turned.notation,
-            "confidence": round(self.confidence, 3),
-            **({"from_page": True} if self.from_page else {}),
-        }
+        json = _Event.to_json(self)
+        if not self.from_page:  # a deal the camera saw start reads as it always has
+            del json["from_page"]
+        return json
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CardPlayed:
+class CardPlayed(_Event):
     """A card lay steadily in the play area; ``seat`` comes from the order of play."""
 
     type: ClassVar[str] = "card_played"
@@ -56,21 +77,9 @@ class CardPlayed:
     side_seat: int | None = None
     """The seat on the side the card came from, when that could be seen."""
 
-    def to_json(self) -> Json:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "deal": self.deal,
-            "trick": self.trick,
-            "seat": self.seat,
-            "card": self.card.notation,
-            "confidence": round(self.confidence, 3),
-            "side_seat": self.side_seat,
-        }
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PlayCorrected:
+class PlayCorrected(_Event):
     """Play number ``play`` of the deal (from 1) was really ``card``, by ``seat``: a card of the
     trick was missed and found later, so the cards read after it move one seat on."""
 
@@ -83,21 +92,9 @@ class PlayCorrected:
     card: Card
     confidence: float
 
-    def to_json(self) -> Json:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "deal": self.deal,
-            "trick": self.trick,
-            "play": self.play,
-            "seat": self.seat,
-            "card": self.card.notation,
-            "confidence": round(self.confidence, 3),
-        }
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DealCorrected:
+class DealCorrected(_Event):
     """The turned card was really ``turned`` (so the trunfo is its suit): the reads of the deal,
     decided together, showed the first reading of it was the same rank of another suit."""
 
@@ -107,18 +104,9 @@ class DealCorrected:
     dealer: int
     turned: Card
 
-    def to_json(self) -> Json:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "deal": self.deal,
-            "dealer": self.dealer,
-            "turned": self.turned.notation,
-        }
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TrickGathered:
+class TrickGathered(_Event):
     """Four cards were played and the play area emptied; the winner comes from the rules."""
 
     type: ClassVar[str] = "trick_gathered"
@@ -129,20 +117,9 @@ class TrickGathered:
     cards: tuple[Card, ...]
     points: int
 
-    def to_json(self) -> Json:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "deal": self.deal,
-            "trick": self.trick,
-            "winner": self.winner,
-            "cards": [c.notation for c in self.cards],
-            "points": self.points,
-        }
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DealEnded:
+class DealEnded(_Event):
     """The tenth trick was gathered (or the stream ended): the deal's card points per team."""
 
     type: ClassVar[str] = "deal_ended"
@@ -151,18 +128,9 @@ class DealEnded:
     points: dict[str, int]
     complete: bool = True
 
-    def to_json(self) -> Json:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "deal": self.deal,
-            "points": dict(self.points),
-            "complete": self.complete,
-        }
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RevokeFlagged:
+class RevokeFlagged(_Event):
     """A renúncia the rules engine proved; ``suspected`` when it rests on a low-confidence read."""
 
     type: ClassVar[str] = "revoke"
@@ -177,23 +145,9 @@ class RevokeFlagged:
     confidence: float
     """The lowest confidence among the reads the proof rests on."""
 
-    def to_json(self) -> Json:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "deal": self.deal,
-            "trick": self.trick,
-            "seat": self.seat,
-            "card": self.card.notation,
-            "led": self.led,
-            "proof": self.proof,
-            "suspected": self.suspected,
-            "confidence": round(self.confidence, 3),
-        }
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Uncertain:
+class Uncertain(_Event):
     """Something the tracker could not settle from what it saw; never a silent guess."""
 
     type: ClassVar[str] = "uncertain"
@@ -212,20 +166,6 @@ class Uncertain:
     options: tuple[Card, ...] = ()
     """The cards it may be, likeliest first (empty when the doubt is not about which card it
     is)."""
-
-    def to_json(self) -> Json:
-        return {
-            "type": self.type,
-            "frame": self.frame,
-            "deal": self.deal,
-            "reason": self.reason,
-            "detail": self.detail,
-            "card": self.card.notation if self.card else None,
-            "seat": self.seat,
-            "confidence": None if self.confidence is None else round(self.confidence, 3),
-            "play": self.play,
-            "options": [c.notation for c in self.options],
-        }
 
 
 Event = (
