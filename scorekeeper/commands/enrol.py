@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -202,15 +201,12 @@ def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
 
 def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
     from scorekeeper.training.adapt import AdaptPlan
-    from scorekeeper.training.jobs import write_progress
+    from scorekeeper.training.jobs import start_detached, write_progress
 
     work = AdaptPlan(deck=pack, name=name, base=base).work
     work.mkdir(parents=True, exist_ok=True)
     log = work / "enrol.log"
-    command = [
-        sys.executable,
-        "-m",
-        "scorekeeper",
+    arguments = [
         "enrol",
         "--source",
         str(pack),
@@ -229,19 +225,11 @@ def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         "--accept-guesses",
         "--json",
     ]
-    with log.open("w") as handle:
-        # A lower priority keeps a running `scorekeeper run` responsive while the deck is learnt.
-        child = subprocess.Popen(
-            ["nice", "-n", "10", *command],
-            stdin=subprocess.DEVNULL,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    write_progress(name, "starting", 0.0, None, pid=child.pid)
+    # A lower priority keeps a running `scorekeeper run` responsive while the deck is learnt.
+    pid = start_detached(arguments, log=log, niceness=10)
+    write_progress(name, "starting", 0.0, None, pid=pid)
     print(
-        f"adapting in the background (pid {child.pid}); "
-        f"`scorekeeper models` shows progress; log: {log}"
+        f"adapting in the background (pid {pid}); `scorekeeper models` shows progress; log: {log}"
     )
     return 0
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -200,14 +199,11 @@ def _learn(args: argparse.Namespace, plan: Any) -> int:
 
 
 def _detach(args: argparse.Namespace, plan: Any) -> int:
-    from scorekeeper.training.jobs import write_progress
+    from scorekeeper.training.jobs import start_detached, write_progress
 
     plan.work.mkdir(parents=True, exist_ok=True)
     log = plan.work / "learn.log"
-    command = [
-        sys.executable,
-        "-m",
-        "scorekeeper",
+    arguments = [
         "learn",
         "--model",
         str(plan.base),
@@ -217,18 +213,11 @@ def _detach(args: argparse.Namespace, plan: Any) -> int:
         args.detector,
         "--json",
     ]
-    with log.open("w") as handle:
-        # Lowest but one priority: a table playing on this machine keeps its frames.
-        child = subprocess.Popen(
-            ["nice", "-n", "15", *command],
-            stdin=subprocess.DEVNULL,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    write_progress(plan.name, "starting", 0.0, None, pid=child.pid, kind="learning")
+    # Lowest but one priority: a table playing on this machine keeps its frames.
+    pid = start_detached(arguments, log=log, niceness=15)
+    write_progress(plan.name, "starting", 0.0, None, pid=pid, kind="learning")
     print(
-        f"learning from the kept deals of deck {plan.deck} in the background (pid {child.pid}); "
+        f"learning from the kept deals of deck {plan.deck} in the background (pid {pid}); "
         f"`scorekeeper models` shows progress; log: {log}"
     )
     return 0

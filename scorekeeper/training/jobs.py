@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,20 @@ from typing import Any
 from scorekeeper.paths import user_data_dir
 
 PROGRESS_FILE = "progress.json"
+
+
+def start_detached(arguments: list[str], *, log: Path, niceness: int) -> int:
+    """Start ``scorekeeper ARGUMENTS`` in a session of its own at a lower priority (``nice``), its
+    output in ``log``: it goes on after the command that started it ends. Its pid."""
+    with log.open("w") as handle:
+        child = subprocess.Popen(
+            ["nice", "-n", str(niceness), sys.executable, "-m", "scorekeeper", *arguments],
+            stdin=subprocess.DEVNULL,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    return child.pid
 
 
 def progress_path(name: str) -> Path:
