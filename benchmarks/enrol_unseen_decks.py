@@ -290,11 +290,16 @@ def measure(
     fp = sum(d.false_positives for d in deals)
     partly = sum(d.partly_shown for d in deals)
     fn = sum(d.false_negatives for d in deals)
-    sharp_tp = sum(d.sharp_true_positives or 0 for d in deals)
-    sharp_fn = sum(d.sharp_false_negatives or 0 for d in deals)
     from scorekeeper.synth.truth import ReadScore
 
-    read = ReadScore(named_right=tp, named_partly_shown=partly, named_wrong=fp, missed=fn)
+    read = ReadScore(
+        named_right=tp,
+        named_partly_shown=partly,
+        named_wrong=fp,
+        missed=fn,
+        sharp_named=sum(d.sharp_true_positives or 0 for d in deals),
+        sharp_missed=sum(d.sharp_false_negatives or 0 for d in deals),
+    )
     return StepRow(
         deck=deck,
         step=step,
@@ -302,7 +307,7 @@ def measure(
         frames=sum(d.frames for d in deals),
         precision=round(read.precision, 3),
         recall=round(read.recall, 3),
-        sharp_recall=round(sharp_tp / max(sharp_tp + sharp_fn, 1), 3),
+        sharp_recall=round(read.sharp_recall, 3),
         deals_exact=sum(d.deal_exact for d in deals),
         deals=len(deals),
         plays_right=sum(d.plays_right for d in deals),

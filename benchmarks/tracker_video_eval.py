@@ -256,11 +256,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     from scorekeeper.synth.truth import ReadScore
 
-    read = ReadScore(named_right=named, named_partly_shown=partly, named_wrong=wrong, missed=missed)
+    read = ReadScore(
+        named_right=named,
+        named_partly_shown=partly,
+        named_wrong=wrong,
+        missed=missed,
+        sharp_named=sharp_named,
+        sharp_missed=sharp_missed,
+    )
     summary |= {
         "card_precision_per_frame": round(read.precision, 3),
         "card_recall_per_frame": round(read.recall, 3),
-        "card_recall_sharp": round(sharp_named / max(sharp_named + sharp_missed, 1), 3),
+        "card_recall_sharp": round(read.sharp_recall, 3),
         "sharp_share_of_sightings": round((sharp_named + sharp_missed) / max(named + missed, 1), 3),
     }
     if args.json:

@@ -286,6 +286,11 @@ class ReadScore:
         """Share of the cards with an index in view that are named."""
         return self.named_right / max(self.named_right + self.missed, 1)
 
+    @property
+    def sharp_recall(self) -> float:
+        """Share of the sightings the camera does not smear that are named."""
+        return self.sharp_named / max(self.sharp_named + self.sharp_missed, 1)
+
 
 def score_reads(
     reads: Iterable[FrameDetections], timeline: Timeline, regions_of: RegionsOf | None = None
