@@ -32,8 +32,8 @@ Steps (``--step``, one or more, comma-separated), each measured the same way on 
   ``enrolled`` step's model.
 
 Seeds: held-out deals from ``HELD_OUT_FIRST`` (19000), play deals from ``PLAY_FIRST`` (19500);
-enrolment trains on still scenes of its own seeds, not on deal videos. Every other benchmark's
-seeds are below 10000.
+enrolment trains on still scenes of its own seeds and judges on those and a deal of seed 20000 +
+its seed. Every other benchmark's seeds are below 10000.
 
 On 2 shared cores a deal is ~800 frames read at ~0.1-0.2 s each, so the default is 4 deals per deck
 (~3,000 frames for the per-frame figures, 4 deals for "deals exact": a coarse figure).
@@ -359,7 +359,11 @@ def enrolled_model(
     enrol = json.loads(record.read_text())
     spent = enrol.get("minutes", {})
     taken = float(spent.get("total", 0.0) if isinstance(spent, dict) else spent)
-    note = "made active" if enrol.get("better") else "not better on enrol's held-back scenes"
+    note = (
+        "made active"
+        if enrol.get("better")
+        else f"not better on enrol's {enrol.get('judged_on', 'held-back scenes')}"
+    )
     return str(folder), taken, note
 
 

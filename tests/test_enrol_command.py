@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import cv2
 import numpy as np
@@ -84,6 +85,8 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
                 "12",
                 "--heldback",
                 "10",
+                "--heldback-deals",
+                "0",
                 "--minutes",
                 "0.1",
                 "--detector",
@@ -170,3 +173,37 @@ def test_background_enrolment_is_listed_under_the_child_process(
     # The job belongs to the child, not to the command that started it: once the child is gone it
     # shows as stopped instead of running forever.
     assert job["pid"] == Child.pid and job["stage"] == "stopped during starting"
+
+
+def test_enrolment_judges_and_calibrates_on_a_dealt_game_as_well_as_still_scenes(
+    tmp_path, monkeypatch
+) -> None:
+    from scorekeeper.training import adapt as adaptation
+
+    taught = {}
+
+    def fake_adaptation(job, teaching, **_):
+        taught["teaching"] = teaching
+        return SimpleNamespace(minutes={})
+
+    monkeypatch.setattr(adaptation, "run_adaptation", fake_adaptation)
+    plan = adaptation.AdaptPlan(
+        deck=_face_pack(tmp_path / "deck"),
+        name="cafe",
+        base=tmp_path / "base",
+        scenes=10,
+        heldback=10,
+        heldback_deal_every=40,
+    )
+    adaptation.adapt(plan, log=lambda _: None)
+
+    teaching = taught["teaching"]
+    assert teaching.judged_on == "held-back scenes and a rendered deal of the deck"
+    dealt = [image for image in teaching.judged if "heldback-deals" in str(image.path)]
+    assert len(dealt) >= 4 and len(teaching.judged) == 10 + len(dealt)
+    # The deal's frames show the game's cards, labelled where their indices show.
+    shown = {int(label) for image in dealt for label in image.classes}
+    assert len(shown) >= 10 and max(shown) < len(DECK)
+    # Thresholds are chosen on one half and the models judged on the other: both see the game.
+    for half in adaptation.split_judged(teaching.judged):
+        assert any("heldback-deals" in str(image.path) for image in half)

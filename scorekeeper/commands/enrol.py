@@ -63,6 +63,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="held-back scenes of the deck to compare the models on (100)",
     )
     parser.add_argument(
+        "--heldback-deals",
+        type=int,
+        default=1,
+        help="rendered deals of the deck whose frames join the held-back scenes (1; 0: none)",
+    )
+    parser.add_argument(
         "--accept-guesses",
         action="store_true",
         help="take the reader's best guess for doubtful cards instead of asking",
@@ -90,8 +96,11 @@ def run(args: argparse.Namespace) -> int:
         raise ScorekeeperError(
             f"{DEFAULT_MODEL!r} is the shipped model's name: give the deck another name"
         )
-    if args.minutes <= 0 or args.scenes < 10 or args.heldback < 10:
-        raise ScorekeeperError("--minutes must be above 0, --scenes and --heldback at least 10")
+    if args.minutes <= 0 or args.scenes < 10 or args.heldback < 10 or args.heldback_deals < 0:
+        raise ScorekeeperError(
+            "--minutes must be above 0, --scenes and --heldback at least 10, "
+            "--heldback-deals 0 or more"
+        )
     base = find_model(args.model)
     pack = _collect(args, name, base)
     print(f"face pack saved: {pack}", file=sys.stderr)
@@ -153,6 +162,7 @@ def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         base=base,
         scenes=args.scenes,
         heldback=args.heldback,
+        heldback_deals=args.heldback_deals,
         minutes=args.minutes,
         detector=args.detector,
     )
@@ -220,6 +230,8 @@ def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         str(args.scenes),
         "--heldback",
         str(args.heldback),
+        "--heldback-deals",
+        str(args.heldback_deals),
         "--detector",
         args.detector,
         "--accept-guesses",
