@@ -122,7 +122,7 @@ class AdaptPlan:
     heldback: int = 100
     heldback_deals: int = 1
     """Deals of the deck simulated and rendered as the camera sees a game (every
-    ``heldback_deal_every``-th frame, seeds from :data:`HELDBACK_DEAL_SEEDS` + ``seed``), whose
+    ``heldback_deal_every``-th frame, seeds from :data:`HELDBACK_DEAL_FIRST` + ``seed``), whose
     frames join the held-back scenes."""
     heldback_deal_every: int = 6
     minutes: float = 8.0
@@ -218,7 +218,7 @@ def check_detector_mode(mode: str) -> str:
 # -- enrolment's teaching set ----------------------------------------------------------------------
 
 
-HELDBACK_DEAL_SEEDS = 20000
+HELDBACK_DEAL_FIRST = 20000
 """Where the held-back deals' seeds start: clear of the seeds the benchmarks measure on (below
 10000, and 19000-19999 for the unseen decks)."""
 
@@ -234,11 +234,9 @@ def build_scenes(plan: AdaptPlan, log: Log = print) -> tuple[Path, Path, Path | 
     scenes, 0.05 and 0.93, at the same precision (``benchmarks/enrol_unseen_decks.py``)."""
     train, heldback = plan.work / "scenes", plan.work / "heldback"
     deals = plan.work / "heldback-deals"
+    dataset = [sys.executable, "-m", "scorekeeper", "dataset"]
     common = [
-        sys.executable,
-        "-m",
-        "scorekeeper",
-        "dataset",
+        *dataset,
         "build",
         "--crops",
         "--quiet",
@@ -283,15 +281,12 @@ def build_scenes(plan: AdaptPlan, log: Log = print) -> tuple[Path, Path, Path | 
         ),
     ]
     if plan.heldback_deals > 0:
-        first = HELDBACK_DEAL_SEEDS + plan.seed
+        first = HELDBACK_DEAL_FIRST + plan.seed
         jobs.append(
             (
                 deals,
                 [
-                    sys.executable,
-                    "-m",
-                    "scorekeeper",
-                    "dataset",
+                    *dataset,
                     "video",
                     "--out",
                     str(deals),
