@@ -142,6 +142,27 @@ def test_thresholds_buy_recall_only_while_precision_holds() -> None:
     assert pick_thresholds(rows, min_precision=0.999)["rule"].startswith("best F1")
 
 
+def test_on_few_cards_the_precision_floor_must_be_passed_by_more_than_chance() -> None:
+    def row(card_prob: float, right: int, wrong: int, missed: int) -> dict[str, float]:
+        return {
+            "index_conf": 0.05,
+            "card_prob": card_prob,
+            "card_precision": right / (right + wrong),
+            "card_recall": right / (right + missed),
+            "tp": right,
+            "fp": wrong,
+            "fn": missed,
+        }
+
+    # Two held-out deals' worth of cards: 4 false in 267 reads 0.985, over the floor by luck.
+    few = [row(0.8, 263, 4, 35), row(0.9, 262, 1, 36)]
+    assert pick_thresholds(few, min_precision=0.97)["card_prob"] == 0.8
+    assert pick_thresholds(few, min_precision=0.97, confidence=0.95)["card_prob"] == 0.9
+    # Ten times the cards at the same precisions: 0.985 is over 0.97 by more than chance.
+    many = [row(0.8, 2630, 40, 350), row(0.9, 2620, 10, 360)]
+    assert pick_thresholds(many, min_precision=0.97, confidence=0.95)["card_prob"] == 0.8
+
+
 def test_the_model_card_shows_each_real_set_with_its_recall_by_suit(tmp_path: Path) -> None:
     from scorekeeper.training.modelcard import update_model_card
 

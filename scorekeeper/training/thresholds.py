@@ -18,6 +18,7 @@ the webcam-scale view of a labelled photo set (:mod:`scorekeeper.vision.webcam_s
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -67,9 +68,17 @@ def fit_temperature(
 
 
 def pick_thresholds(
-    rows: Sequence[dict[str, Any]], *, min_precision: float = MIN_PRECISION
+    rows: Sequence[dict[str, Any]],
+    *,
+    min_precision: float = MIN_PRECISION,
+    confidence: float | None = None,
 ) -> dict[str, Any]:
     """The row (one per threshold pair) with the highest recall at ``min_precision``, else best F1.
+
+    With ``confidence`` (rows carrying ``tp`` and ``fp``), a row qualifies only where the lower end
+    of that confidence interval of its precision (Wilson) reaches ``min_precision``: the pair with
+    the most recall among a hundred is the one whose precision on these images was luckiest, so on
+    a few hundred cards the floor must be passed by more than chance.
 
     >>> rows = [{"card_precision": 0.99, "card_recall": 0.5},
     ...         {"card_precision": 0.96, "card_recall": 0.7},
@@ -79,18 +88,36 @@ def pick_thresholds(
     """
     from scorekeeper.vision.metrics import card_f1
 
-    good = [
-        r
-        for r in rows
-        if r["card_precision"] == r["card_precision"] and r["card_precision"] >= min_precision
-    ]
+    def qualifies(row: dict[str, Any]) -> bool:
+        precision = row["card_precision"]
+        if math.isnan(precision):
+            return False
+        if confidence is None:
+            return bool(precision >= min_precision)
+        return precision_lower_bound(row["tp"], row["tp"] + row["fp"], confidence) >= min_precision
+
+    good = [r for r in rows if qualifies(r)]
     if good:
-        return dict(
-            max(good, key=lambda r: (r["card_recall"], r["card_precision"])),
-            rule=f"recall at precision >= {min_precision}",
-        )
+        rule = f"recall at precision >= {min_precision}"
+        if confidence is not None:
+            rule += f" (the lower end of its {confidence:.0%} interval)"
+        return dict(max(good, key=lambda r: (r["card_recall"], r["card_precision"])), rule=rule)
     best_f1 = max(rows, key=card_f1)
     return dict(best_f1, rule="best F1 (no pair reached the precision floor)")
+
+
+def precision_lower_bound(right: int, named: int, confidence: float) -> float:
+    """Lower end of the Wilson interval of ``right / named`` at ``confidence`` (0 if none named).
+
+    >>> [round(precision_lower_bound(n * 99 // 100, n, 0.95), 3) for n in (100, 1000)]
+    [0.946, 0.982]
+    """
+    from scipy.stats import binomtest
+
+    if named == 0:
+        return 0.0
+    interval = binomtest(right, named).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(interval.low)
 
 
 def corner_logits(reader: Any, images: Sequence[Any]) -> tuple[np.ndarray, np.ndarray]:
@@ -106,6 +133,7 @@ def choose_on(
     *,
     on: str,
     min_precision: float = MIN_PRECISION,
+    confidence: float | None = None,
     index_confs: Sequence[float] = INDEX_CONFS,
 ) -> dict[str, Any]:
     """Fit the temperature and choose the thresholds on ``images`` (labelled, see
@@ -126,7 +154,7 @@ def choose_on(
         card_probs=CARD_PROBS,
         card_view_weights=CARD_VIEW_WEIGHTS,
     )
-    best = pick_thresholds(rows, min_precision=min_precision)
+    best = pick_thresholds(rows, min_precision=min_precision, confidence=confidence)
     path = model_dir / "reader.json"
     config = json.loads(path.read_text())
     config["classifier"]["temperature"] = temperature

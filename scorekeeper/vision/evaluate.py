@@ -589,6 +589,9 @@ def sweep_thresholds(
             "card_prob": prob,
             "card_precision": round(precision, 4),
             "card_recall": round(recall, 4),
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
         }
         if weight is not None:
             row["card_view_weight"] = weight
