@@ -297,9 +297,14 @@ def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(
     from scorekeeper.pipeline.session import reader_thresholds
     from scorekeeper.vision.reader import CardReader
 
-    staged = CardReader(user_data_dir() / "work" / "sueca-reader-play" / "candidate-thresholds")
+    staged_dir = user_data_dir() / "work" / "sueca-reader-play" / "candidate-thresholds"
+    staged = CardReader(staged_dir)
     shipped_floor = reader_thresholds(CardReader()).play_confidence
     assert reader_thresholds(staged).play_confidence > shipped_floor
+    # The thresholds were chosen where the precision floor holds by more than chance, or the
+    # choice says there were too few cards to tell.
+    choice = json.loads((staged_dir / "reader.json").read_text())["threshold_choice"]
+    assert "95% interval" in choice["rule"]
     if result.model is not None:
         shipped = find_model(DEFAULT_MODEL) / "index-classifier-int8.onnx"
         installed = result.model / "index-classifier-int8.onnx"

@@ -161,6 +161,10 @@ def test_on_few_cards_the_precision_floor_must_be_passed_by_more_than_chance() -
     # Ten times the cards at the same precisions: 0.985 is over 0.97 by more than chance.
     many = [row(0.8, 2630, 40, 350), row(0.9, 2620, 10, 360)]
     assert pick_thresholds(many, min_precision=0.97, confidence=0.95)["card_prob"] == 0.8
+    # Too few cards for any interval to reach the floor: the plain floor decides, and says so.
+    handful = [row(0.8, 30, 0, 5), row(0.9, 28, 0, 7)]
+    choice = pick_thresholds(handful, min_precision=0.97, confidence=0.95)
+    assert choice["card_prob"] == 0.8 and "too few cards" in choice["rule"]
 
 
 def test_the_model_card_shows_each_real_set_with_its_recall_by_suit(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ back at its place in a grey frame of the camera's size, so the detector sees the
 scale the camera shows them. The deck's rendered scenes and faces, where enrolment left them, are
 taught too, so the reader does not forget the rest of the deck. Then the one path enrolment takes
 (:func:`scorekeeper.training.adapt.run_adaptation`): fine-tune, thresholds on half the held-out
-frames, comparison on the other half, and the new model ``<deck>-play`` made the default only if
+frames (their precision held above the floor by more than chance on so few cards), comparison on
+the other half, and the new model ``<deck>-play`` made the default only if
 it reads the held-out deals better. A worse one is not installed.
 """
 
@@ -24,6 +25,7 @@ from scorekeeper.errors import ScorekeeperError
 from scorekeeper.learning.keep import KeptDeal, kept_deals, play_root
 from scorekeeper.paths import decks_dir, user_data_dir
 from scorekeeper.training.adapt import (
+    PLAY_CHOICE_CONFIDENCE,
     AdaptJob,
     AdaptResult,
     Log,
@@ -197,6 +199,7 @@ def learn(
         seed=plan.seed,
         threads=plan.threads,
         install_when_worse=False,
+        choice_confidence=PLAY_CHOICE_CONFIDENCE,
         learned_from={"deals": len(taught), "deal_ids": [d.folder.name for d in taught]},
         extra_record={"deck": plan.deck, "taught_deals": len(taught), "held_out_deals": len(held)},
     )

@@ -78,7 +78,8 @@ def pick_thresholds(
     With ``confidence`` (rows carrying ``tp`` and ``fp``), a row qualifies only where the lower end
     of that confidence interval of its precision (Wilson) reaches ``min_precision``: the pair with
     the most recall among a hundred is the one whose precision on these images was luckiest, so on
-    a few hundred cards the floor must be passed by more than chance.
+    a few hundred cards the floor must be passed by more than chance. Where no row's interval
+    reaches the floor (too few cards), the plain floor decides.
 
     >>> rows = [{"card_precision": 0.99, "card_recall": 0.5},
     ...         {"card_precision": 0.96, "card_recall": 0.7},
@@ -88,20 +89,25 @@ def pick_thresholds(
     """
     from scorekeeper.vision.metrics import card_f1
 
-    def qualifies(row: dict[str, Any]) -> bool:
-        precision = row["card_precision"]
-        if math.isnan(precision):
-            return False
-        if confidence is None:
-            return bool(precision >= min_precision)
-        return precision_lower_bound(row["tp"], row["tp"] + row["fp"], confidence) >= min_precision
+    def over_floor(row: dict[str, Any]) -> bool:
+        return not math.isnan(row["card_precision"]) and row["card_precision"] >= min_precision
 
-    good = [r for r in rows if qualifies(r)]
-    if good:
-        rule = f"recall at precision >= {min_precision}"
-        if confidence is not None:
-            rule += f" (the lower end of its {confidence:.0%} interval)"
+    def most_recall(good: list[dict[str, Any]], rule: str) -> dict[str, Any]:
         return dict(max(good, key=lambda r: (r["card_recall"], r["card_precision"])), rule=rule)
+
+    rule = f"recall at precision >= {min_precision}"
+    good = [r for r in rows if over_floor(r)]
+    if confidence is not None:
+        sure = [
+            r
+            for r in good
+            if precision_lower_bound(r["tp"], r["tp"] + r["fp"], confidence) >= min_precision
+        ]
+        if sure:
+            return most_recall(sure, f"{rule} (the lower end of its {confidence:.0%} interval)")
+        rule += f" (too few cards for the lower end of its {confidence:.0%} interval to reach it)"
+    if good:
+        return most_recall(good, rule)
     best_f1 = max(rows, key=card_f1)
     return dict(best_f1, rule="best F1 (no pair reached the precision floor)")
 
