@@ -60,16 +60,16 @@ MIN_PRECISION = 0.97
 """Thresholds for one table buy recall only while card precision on its images stays this high."""
 PLAY_CHOICE_CONFIDENCE = 0.95
 """Learning from play holds the precision floor at the lower end of this interval on the
-calibration half (:attr:`AdaptJob.choice_confidence`). Taken at the floor itself, the pair with the
-most recall among a hundred passed it by luck on two held-out deals of play (~300 cards a half):
-nicu-ornamental's learned classifier took a pair read at 0.985 on one half and 0.949 on the other
-(and was refused), standard's learned model one read at 0.971 and 0.951 (refused; it would have
-lost a deal of the benchmark to its false cards). Held to this interval they took pairs read at
-0.996 / 0.974 and 0.990 / 0.986, for recall 0.880 / 0.866 and 0.980 / 0.960. Enrolment does not:
-its held-back scenes read lower precision than a game of the deck does, so the plain floor is
-already strict there; with the interval nicu-ornamental's enrolled model took detector threshold
-0.25 for 0.05 and named 0.839 of the benchmark deals' sharp sightings for 0.931, at precision
-0.998 for 0.995, every play right either way."""
+calibration half (:attr:`AdaptJob.choice_confidence`): two held-out deals of play give ~300 cards
+a half, and the pair with the most recall among a hundred is the one whose precision there was
+luckiest. With the floor alone, nicu-ornamental's learned classifier took a pair read at 0.985 on
+the calibration half and 0.956 on the other (refused); standard's learned model one read at 0.978
+and 0.977 (taken), which lost one of the unseen-deck benchmark's two deals to its false cards.
+Held to this interval they took pairs read at 0.996 / 0.977 and 1.000 / 0.993, and standard's
+lost no deal. Enrolment does not: its held-back scenes read lower precision than a game of the
+deck does, so the plain floor is already strict there; with the interval nicu-ornamental's
+enrolled model took detector threshold 0.25 for 0.05 and named 0.839 of the benchmark deals'
+sharp sightings for 0.931, at precision 0.998 for 0.995, every play right either way."""
 DETECTOR_MODES = ("auto", "on", "off")
 ADAPTED_TRACKER = {"min_confidence": 0.15, "play_confidence": 0.25}
 """Tracker thresholds every adapted model sets for its own reads (``reader.json``'s ``tracker``).
