@@ -7,8 +7,8 @@ scale the camera shows them. The deck's rendered scenes and faces, where enrolme
 taught too, so the reader does not forget the rest of the deck. Then the one path enrolment takes
 (:func:`scorekeeper.training.adapt.run_adaptation`): fine-tune, thresholds on half the held-out
 frames (their precision held above the floor by more than chance on so few cards), comparison on
-the other half, and the new model ``<deck>-play`` made the default only if
-it reads the held-out deals better. A worse one is not installed.
+the other half, and the new model ``<deck>-play`` made the default only if it reads the held-out
+deals better. A worse one is not installed.
 """
 
 from __future__ import annotations
