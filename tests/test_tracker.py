@@ -418,6 +418,24 @@ def test_faint_glimpses_under_a_gathered_cards_name_give_way_to_the_vazas_real_l
     assert [w.card for w in uncertain(events, "weak_read")] == [c("6D")]
 
 
+def test_a_faint_read_taken_as_a_vazas_last_card_gives_way_to_the_card_read_surely_there() -> None:
+    # Just before 6D lands, a half-covered corner beside the vaza is read as 7C, a card still in
+    # a hand, four times and faintly: taken as the vaza's fourth card, it would leave the 6D read
+    # steadily there no place, and 7C could not be played again when it really comes.
+    scene = Scene()
+    truth = stage_deal(scene, dealer=3, turned=c("AH"), plays=TRICK_1 + TRICK_2)
+    landed = truth.plays[7][0]
+    glimpses = (landed - 5, landed - 4, landed - 3, landed - 1)
+    scene.seen_box(c("7C"), glimpses, (670, 285, 700, 305), confidence=0.3)
+    tracker = Tracker(GEOMETRY, fps=FPS)
+    events = run(scene.frames(), tracker)
+    deal = tracker.deals[0]
+    assert [list(t.cards) for t in deal.tricks] == [TRICK_1, TRICK_2]
+    assert told_plays(events) == TRICK_1 + TRICK_2
+    assert c("7C") not in deal.played
+    assert [w.card for w in uncertain(events, "weak_read")] == [c("6D")]
+
+
 @pytest.mark.parametrize("hidden", [1, 3])
 def test_card_of_the_last_trick_never_read_well_is_the_one_card_left(hidden: int) -> None:
     rules = Rules()

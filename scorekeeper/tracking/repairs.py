@@ -36,8 +36,8 @@ already (the whole card or either corner index) or was still sliding in."""
 
 
 GLIMPSES = 2
-"""A play made from fewer than this many times ``min_sightings`` reads, under the name of a card
-gathered before, gives way to a card read this many times more often beside its vaza."""
+"""A vaza's last play made from fewer than this many times ``min_sightings`` reads gives way to a
+card read this many times more often, and more surely, beside its vaza."""
 
 EARLIER_SHARE = 0.8
 """How much of an earlier glimpse's box must lie where a card lies for it to be that card landing
@@ -414,24 +414,22 @@ class Repairs(TrackerRooms):
         return events + self._new_revokes(state, frame, order[-1][1])
 
     def _displace_glimpse(self, state: DealState, ready: list[Run], frame: int) -> list[Event]:
-        """A card settles beside a full vaza whose last play was a few faint glimpses read under
-        the name of a card gathered before (taken for another card by the deal's reads): the
-        glimpses were a misread, and the card read far more is the vaza's last card. The vaza
-        is told again with it (``play_corrected``); the glimpses' card is free again."""
+        """A card settles beside a full vaza whose last play was a few glimpses, read less surely
+        than it: no card lands on a full vaza, so the glimpses were a misread (a half-covered
+        corner of a card of the vaza, or a card gathered before seen again) and the card read far
+        more is the vaza's last card. The vaza is told again with it (``play_corrected``); the
+        glimpses' card is free again."""
         last = state.trick[-1]
         glimpses = last.run
-        if (
-            glimpses is None
-            or glimpses.card == last.card
-            or glimpses.card not in state.gathered_at
-            or glimpses.seen >= GLIMPSES * self.thresholds.min_sightings
-        ):
+        if glimpses is None or glimpses.seen >= GLIMPSES * self.thresholds.min_sightings:
             return []
         taken = state.taken()
+        # Begun while every other card of the vaza was still read: not the next vaza's lead.
+        lying = min(self._last_seen(p.label) for p in state.trick[:-1])
         rivals = [
             r
             for r in ready
-            if r.start_frame > glimpses.start_frame
+            if glimpses.start_frame < r.start_frame < lying
             and r.card not in taken
             and not r.refused
             and r.seen >= GLIMPSES * glimpses.seen
@@ -464,8 +462,8 @@ class Repairs(TrackerRooms):
                 seat,
                 reason="weak_read",
                 detail=f"{last.card} was taken from {glimpses.seen} faint reads named "
-                f"{glimpses.card}, a card gathered before; {card.card}, read "
-                f"{card.seen} times beside vaza {trick_number}, is its last card instead",
+                f"{glimpses.card}; {card.card}, read {card.seen} times beside vaza "
+                f"{trick_number}, is its last card instead",
             ),
             PlayCorrected(
                 frame=card.start_frame,
