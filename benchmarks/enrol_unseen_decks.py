@@ -53,12 +53,16 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+if TYPE_CHECKING:
+    from scorekeeper.vision.detections import FrameDetections
 
 CARDDECKS = Path("/usr/share/carddecks")
 DECKS = ("tigullio-international", "nicu-ornamental", "standard")
@@ -150,21 +154,50 @@ def face_pack(carddecks: Path, deck: str) -> Path:
     return folder
 
 
-def evaluate_deal(
-    seed: int, *, pack: Path, model: str | None, fps: float, camera: str
-) -> DealFigures:
-    """Render one deal with ``pack``'s faces, read every frame, compare per frame and as a deal."""
-    import cv2
-
-    from scorekeeper.pipeline.session import reader_thresholds
+def track_deal(
+    seed: int, frames: Iterable[FrameDetections], *, fps: float, camera: str, thresholds: Any
+) -> dict[str, Any]:
+    """The tracker's record of a deal's reads against the truth: the :class:`DealFigures` fields
+    that the tracker decides."""
     from scorekeeper.rules import Rules, replay_record
-    from scorekeeper.synth.faces import FacePack
-    from scorekeeper.synth.simulate import simulate, write_clip
-    from scorekeeper.synth.truth import face_regions, score_reads
+    from scorekeeper.synth.simulate import simulate
     from scorekeeper.tracking import TableGeometry, Tracker
     from scorekeeper.tracking.evaluate import compare
     from scorekeeper.tracking.offline import track_stream
-    from scorekeeper.vision.detections import FrameDetections
+
+    truth = simulate(seed, fps=fps, camera=camera).truth
+    tracker = Tracker(
+        TableGeometry.from_json(truth["geometry"]),
+        Rules.from_json(truth["record"]["rules"]),
+        fps=fps,
+        thresholds=thresholds,
+    )
+    tracked = track_stream(frames, tracker).record
+    comparison = compare(truth["record"], tracked)
+    return {
+        "deal_exact": comparison.deals_right == comparison.deals,
+        "plays_right": comparison.plays_right,
+        "plays": comparison.plays,
+        "tracked_plays": sum(
+            len(trick["cards"])
+            for deal in replay_record(tracked)["deals"]
+            for trick in (*deal["tricks"], deal["table"])
+        ),
+    }
+
+
+def evaluate_deal(
+    seed: int, *, pack: Path, model: str | None, fps: float, camera: str, reads: Path
+) -> DealFigures:
+    """Render one deal with ``pack``'s faces, read every frame (the reads kept in ``reads``),
+    compare per frame and as a deal."""
+    import cv2
+
+    from scorekeeper.pipeline.session import reader_thresholds
+    from scorekeeper.synth.faces import FacePack
+    from scorekeeper.synth.simulate import simulate, write_clip
+    from scorekeeper.synth.truth import face_regions, score_reads
+    from scorekeeper.tracking.stream import write_stream
     from scorekeeper.vision.reader import CardReader
 
     reader = CardReader(model, threads=1)
@@ -183,32 +216,17 @@ def evaluate_deal(
             frames.append(reader.read(image, len(frames)))
             read_seconds += time.perf_counter() - started
         capture.release()
+    with reads.open("w", encoding="utf-8") as out:
+        write_stream(out, frames)
     score = score_reads(frames, simulation.timeline, face_regions(FacePack.load(pack)))
-    truth = simulation.truth
-    tracker = Tracker(
-        TableGeometry.from_json(truth["geometry"]),
-        Rules.from_json(truth["record"]["rules"]),
-        fps=fps,
-        thresholds=reader_thresholds(reader),
-    )
-    tracked = track_stream(frames, tracker).record
-    comparison = compare(truth["record"], tracked)
-    tracked_plays = sum(
-        len(trick["cards"])
-        for deal in replay_record(tracked)["deals"]
-        for trick in (*deal["tricks"], deal["table"])
-    )
     return DealFigures(
         seed=seed,
         frames=len(frames),
         true_positives=score.named_right,
         false_positives=score.named_wrong,
         false_negatives=score.missed,
-        deal_exact=comparison.deals_right == comparison.deals,
-        plays_right=comparison.plays_right,
-        plays=comparison.plays,
+        **track_deal(seed, frames, fps=fps, camera=camera, thresholds=reader_thresholds(reader)),
         read_ms=round(1000 * read_seconds / max(len(frames), 1), 1),
-        tracked_plays=tracked_plays,
         missed=dict(score.missed_cards),
         misread=dict(score.misread_cards),
         sharp_true_positives=score.sharp_named,
@@ -234,7 +252,8 @@ def model_digest(model: str | None) -> str:
 
 
 def results_dir(deck: str, step: str) -> Path:
-    """Each measured deal's figures, kept so an interrupted run goes on where it stopped."""
+    """Each measured deal's figures and reads, kept so an interrupted run goes on where it stopped
+    (the tracker's figures are measured again from the reads on every run)."""
     from scorekeeper.paths import user_data_dir
 
     return user_data_dir() / "results" / f"{deck}-{step}"
@@ -253,16 +272,22 @@ def measure(
     minutes: float | None,
     note: str = "",
 ) -> StepRow:
+    from scorekeeper.pipeline.session import reader_thresholds
+    from scorekeeper.vision.reader import CardReader
+
     kept = results_dir(deck, step)
     kept.mkdir(parents=True, exist_ok=True)
 
     def kept_file(seed: int) -> Path:
         return kept / f"{model and Path(model).name or 'shipped'}-{seed}-{fps:g}fps-{camera}.json"
 
+    def reads_file(seed: int) -> Path:
+        return kept_file(seed).with_suffix(".jsonl")
+
     reading_with = model_digest(model)
 
     def measured(seed: int) -> bool:
-        if not kept_file(seed).is_file():
+        if not (kept_file(seed).is_file() and reads_file(seed).is_file()):
             return False
         kept_deal = json.loads(kept_file(seed).read_text())
         return (kept_deal.get("scored_as"), kept_deal.get("model_digest")) == (
@@ -271,11 +296,22 @@ def measure(
         )
 
     todo = [s for s in seeds if not measured(s)]
+    jobs = [(s, pack, model, fps, camera, reads_file(s)) for s in todo]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for deal in pool.map(_evaluate, [(s, pack, model, fps, camera) for s in todo]):
+        for deal in pool.map(_evaluate, jobs):
             deal.model_digest = reading_with
             kept_file(deal.seed).write_text(json.dumps(asdict(deal)) + "\n")
-    deals = [DealFigures(**json.loads(kept_file(s).read_text())) for s in seeds]
+    thresholds = reader_thresholds(CardReader(model))
+    deals = [
+        retracked(
+            DealFigures(**json.loads(kept_file(s).read_text())),
+            reads_file(s),
+            fps=fps,
+            camera=camera,
+            thresholds=thresholds,
+        )
+        for s in seeds
+    ]
     for deal in deals:
         print(
             f"  {deck} {step} seed {deal.seed}: {deal.frames} frames, TP {deal.true_positives} "
@@ -318,9 +354,21 @@ def measure(
     )
 
 
-def _evaluate(job: tuple[int, Path, str | None, float, str]) -> DealFigures:
-    seed, pack, model, fps, camera = job
-    return evaluate_deal(seed, pack=pack, model=model, fps=fps, camera=camera)
+def _evaluate(job: tuple[int, Path, str | None, float, str, Path]) -> DealFigures:
+    seed, pack, model, fps, camera, reads = job
+    return evaluate_deal(seed, pack=pack, model=model, fps=fps, camera=camera, reads=reads)
+
+
+def retracked(
+    deal: DealFigures, reads: Path, *, fps: float, camera: str, thresholds: Any
+) -> DealFigures:
+    """``deal`` with its tracker figures measured again from its kept reads: reading a deal takes
+    a minute, tracking it a second, and kept figures must follow the tracker as it is now."""
+    from scorekeeper.tracking.stream import read_stream
+
+    _, frames = read_stream(reads)
+    figures = track_deal(deal.seed, frames, fps=fps, camera=camera, thresholds=thresholds)
+    return replace(deal, **figures)
 
 
 def enrolled_model(
