@@ -165,8 +165,9 @@ class Repairs(TrackerRooms):
         """The last vaza vanished (or the stream ended) one card short: every other card of the
         deck has been played, so the missing one is the card left, and it is put back where it
         was glimpsed landing, or where the rules and the sightings fit it when it was never read
-        (flagged either way). The dealer's trunfo refused there for another seat is one of the
-        vaza's cards too: a card before it was never read."""
+        (flagged either way), or where a card read as one played before lay
+        (:meth:`_read_as_played`). The dealer's trunfo refused there for another seat is one of
+        the vaza's cards too: a card before it was never read."""
         if len(state.deal.tricks) != TRICKS_PER_DEAL - 1 or (
             not stream_ended and frame - self._trick_last_seen(state) < self._clear
         ):
@@ -196,7 +197,37 @@ class Repairs(TrackerRooms):
         runs = [r for r in track.runs if r.start_frame > state.cleared_at] if track else []
         if runs:
             return self._put_back(state, [min(runs, key=lambda r: r.start_frame)], frame)
+        misnamed = self._read_as_played(state) if self.decode else None
+        if misnamed is not None:
+            place = self._landed_before(state, misnamed)
+            found = self._reorder(
+                state,
+                [misnamed],
+                frame,
+                insert=(len(state.trick) if place is None else place, card),
+            )
+            if found is not None:
+                return found
         return self._deduce_last_card(state, card, frame)
+
+    def _read_as_played(self, state: DealState) -> Run | None:
+        """A card that lay in the last vaza read steadily under the name of a card played before
+        (refused as already played), when the card left was never read: the two are the deck's
+        look-alikes, one read as the other in an earlier vaza too. It is played as the card left,
+        its reads its evidence, and the deal's decoding gives each of the two plays the name its
+        reads fit best."""
+        misnamed = [
+            r
+            for r in self._runs()
+            if r.refused
+            and r.start_frame > state.cleared_at
+            and r.card in state.deal.played
+            and r.seen >= GLIMPSES * self.thresholds.min_sightings
+            and not self._is_a_play(state, r)
+            and not self._same_spot_as_play(state, r)
+            and not self._names_the_trick(state, r)
+        ]
+        return max(misnamed, key=lambda r: r.confidence_sum, default=None)
 
     def _deduce_last_card(
         self, state: DealState, card: Card, frame: int, *, read: list[Played] | None = None
