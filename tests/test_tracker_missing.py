@@ -86,6 +86,26 @@ def test_the_turned_trunfo_stays_the_dealers_so_the_card_goes_before_it() -> Non
     assert placed.places == ((c("AS"), 2),)
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), hidden=st.integers(0, 35))
+def test_a_card_whose_landing_place_is_known_goes_there_without_sides(
+    seed: int, hidden: int
+) -> None:
+    # Read under another name where it landed: its place in the vaza is known, and with it the
+    # seats of the vaza, though nothing says which side any card came from.
+    start, plays = whole_deal(seed)
+    first = hidden - hidden % 4
+    read = [p for p in plays[first : first + 4] if p != plays[hidden]]
+    placed = place_missing_cards(
+        before(start, plays, first),
+        read + plays[first + 4 :],
+        [Gap(0, 3, landed=hidden - first)],
+        [plays[hidden]],
+    )
+    assert placed is not None
+    assert list(placed.cards) == plays[first:]
+
+
 def test_more_than_two_cards_missing_is_too_many_to_place() -> None:
     start = Deal.start(dealer=3, turned=c("AH"))
     cards = [c("2S"), c("KS"), c("AS"), c("3S"), c("4S"), c("6S")]

@@ -100,3 +100,16 @@ def test_a_card_read_as_its_look_alike_played_before_takes_that_name_back() -> N
     assert [(e.reason, e.play, e.card) for e in flagged if e.reason == "unexplained_read"] == [
         ("unexplained_read", 4, Card.parse("JH"))
     ]
+
+
+def test_a_vaza_gathered_short_gets_the_card_read_there_as_one_played_before() -> None:
+    # A model enrolled on KDE's standard deck reads 2D, vaza 2's last card, as KC (read there
+    # steadily); in vaza 7 the real KC lies among three cards read, refused as played already,
+    # and the vaza is gathered a card short. 2D, never read, goes where KC landed, and the reads
+    # give KC to vaza 7 and 2D to vaza 2, which is flagged.
+    tracked = track(19003, recorded("deal-19003-standard-enrolled"), ADAPTED)
+    assert compare(tracked.truth, tracked.stream.record).deals_right == 1
+    flagged = [e for e in tracked.stream.events if isinstance(e, Uncertain)]
+    assert [(e.reason, e.play, e.card) for e in flagged if e.reason == "unexplained_read"] == [
+        ("unexplained_read", 8, Card.parse("2D"))
+    ]

@@ -37,6 +37,9 @@ class Hole:
     short_from: int | None = None
     """Where (in ``held``) a held vaza that vanished a card short begins: the next card read was
     taken as its last, which the next landing may disprove."""
+    misnamed: dict[int, Run] = field(default_factory=dict)
+    """For a gap (by its index in ``gaps``) whose card lay in its vaza read under the name of a
+    card played before: that run, the reads of the card that fills the gap."""
 
     @property
     def cards_accounted(self) -> int:

@@ -8,7 +8,8 @@ one the rules refuse (the turned trunfo played by another seat than the dealer, 
 out, and of the rest the one that makes the fewest renúncias is taken (a wrong seat order makes
 players seem to revoke), then the one whose seats best agree with what the sightings say of each
 card's seat (the side it came from, or the axis of the table it lies along); on a tie, the latest
-places. A card the last vaza lacks is placed in it the same way.
+places. A card the last vaza lacks is placed in it the same way. A card read where it landed under
+the name of a card played before is placed there (:attr:`Gap.landed`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ class Gap:
 
     start: int
     read: int
+    landed: int | None = None
+    """The card's place in its vaza when it is known where it landed (it lay there read under
+    the name of a card played before); None: any place the rules allow."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +100,8 @@ def place_missing_cards(
     clues = clues or SeatClues()
     best: tuple[tuple[int, int, int, int], Placement] | None = None
     for order in permutations(missing):
-        for places in product(*(range(gap.read + 1) for gap in gaps)):
+        allowed = [range(gap.read + 1) if gap.landed is None else (gap.landed,) for gap in gaps]
+        for places in product(*allowed):
             played = _arrange(cards, gaps, order, places)
             deal = _replay(before, played)
             if deal is None:

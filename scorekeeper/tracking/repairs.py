@@ -210,17 +210,18 @@ class Repairs(TrackerRooms):
                 return found
         return self._deduce_last_card(state, card, frame)
 
-    def _read_as_played(self, state: DealState) -> Run | None:
-        """A card that lay in the last vaza read steadily under the name of a card played before
-        (refused as already played), when the card left was never read: the two are the deck's
-        look-alikes, one read as the other in an earlier vaza too. It is played as the card left,
-        its reads its evidence, and the deal's decoding gives each of the two plays the name its
-        reads fit best."""
+    def _read_as_played(self, state: DealState, *, until: int | None = None) -> Run | None:
+        """A card that lay in the vaza on the table (begun before ``until``) read steadily under
+        the name of a card played before (refused as already played), when the vaza lacks a card
+        never read: the two are the deck's look-alikes, one read as the other in an earlier vaza
+        too. It is played as the card missing, its reads its evidence, and the deal's decoding
+        gives each of the two plays the name its reads fit best."""
         misnamed = [
             r
             for r in self._runs()
             if r.refused
             and r.start_frame > state.cleared_at
+            and (until is None or r.start_frame < until)
             and r.card in state.deal.played
             and r.seen >= GLIMPSES * self.thresholds.min_sightings
             and not self._is_a_play(state, r)
@@ -562,7 +563,21 @@ class Repairs(TrackerRooms):
         hole = state.hole
         held_before = [p for p in hole.held if p not in read and p.run not in landed]
         hole.held = [*held_before, *read]
-        hole.gaps += [Gap(len(held_before), len(read))] * (CARDS_PER_TRICK - len(read))
+        misnamed = (
+            self._read_as_played(state, until=gone)
+            if len(read) == CARDS_PER_TRICK - 1 and self.decode
+            else None
+        )
+        if misnamed is not None:
+            place = sum(
+                p.run is not None
+                and self._landed_at(state, p.run) <= self._landed_at(state, misnamed)
+                for p in read
+            )
+            hole.misnamed[len(hole.gaps)] = misnamed
+            hole.gaps.append(Gap(len(held_before), len(read), landed=place))
+        else:
+            hole.gaps += [Gap(len(held_before), len(read))] * (CARDS_PER_TRICK - len(read))
         hole.gathered.append(gone + 1)
         hole.short_from = None
         number = hole.trick + len(hole.gathered) - 1
@@ -763,6 +778,9 @@ class Repairs(TrackerRooms):
         if placement is not None:
             deal = placement.deal
             order = list(placement.cards)
+            for gap, (card, _) in enumerate(placement.places):
+                if gap in hole.misnamed:
+                    runs[card] = hole.misnamed[gap]
             detail = (
                 "; ".join(
                     f"{card} was never read: it goes in vaza "
