@@ -38,6 +38,15 @@ def before(start: Deal, plays: list[Card], count: int) -> Deal:
     return deal
 
 
+def one_never_read(seed: int, hidden: int) -> tuple[Deal, list[Card], list[Card]]:
+    """A deal with play ``hidden`` never read: the deal before its vaza, the cards read from
+    there in order, and the plays from there as they were."""
+    start, plays = whole_deal(seed)
+    first = hidden - hidden % 4
+    read = [p for p in plays[first : first + 4] if p != plays[hidden]]
+    return before(start, plays, first), read + plays[first + 4 :], plays[first:]
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), hidden=st.integers(0, 39))
 def test_with_the_sides_seen_the_card_goes_back_exactly_where_it_was_played(
@@ -65,14 +74,10 @@ def test_with_the_sides_seen_the_card_goes_back_exactly_where_it_was_played(
 def test_without_sides_the_order_chosen_is_legal_and_revokes_no_more_than_the_truth(
     seed: int, hidden: int
 ) -> None:
-    start, plays = whole_deal(seed)
-    first = hidden - hidden % 4
-    read = [p for p in plays[first : first + 4] if p != plays[hidden]]
-    placed = place_missing_cards(
-        before(start, plays, first), read + plays[first + 4 :], [Gap(0, 3)], [plays[hidden]]
-    )
+    vaza_start, read, played = one_never_read(seed, hidden)
+    placed = place_missing_cards(vaza_start, read, [Gap(0, 3)], [played[hidden % 4]])
     assert placed is not None
-    assert set(placed.cards) == set(plays[first:]) and len(placed.cards) == len(plays[first:])
+    assert set(placed.cards) == set(played) and len(placed.cards) == len(played)
     assert placed.deal.is_complete and placed.deal.revokes == ()
 
 
@@ -93,17 +98,11 @@ def test_a_card_whose_landing_place_is_known_goes_there_without_sides(
 ) -> None:
     # Read under another name where it landed: its place in the vaza is known, and with it the
     # seats of the vaza, though nothing says which side any card came from.
-    start, plays = whole_deal(seed)
-    first = hidden - hidden % 4
-    read = [p for p in plays[first : first + 4] if p != plays[hidden]]
-    placed = place_missing_cards(
-        before(start, plays, first),
-        read + plays[first + 4 :],
-        [Gap(0, 3, landed=hidden - first)],
-        [plays[hidden]],
-    )
+    vaza_start, read, played = one_never_read(seed, hidden)
+    place = hidden % 4
+    placed = place_missing_cards(vaza_start, read, [Gap(0, 3, landed=place)], [played[place]])
     assert placed is not None
-    assert list(placed.cards) == plays[first:]
+    assert list(placed.cards) == played
 
 
 def test_more_than_two_cards_missing_is_too_many_to_place() -> None:

@@ -90,29 +90,29 @@ def test_the_next_vazas_lead_never_takes_the_place_of_the_vaza_before(
     assert len(rebuilt) >= 2
 
 
-def test_a_card_read_as_its_look_alike_played_before_takes_that_name_back() -> None:
-    # A model enrolled on nicu-ornamental reads JH, the dealer's card in vaza 1, as AH (the
-    # turned trunfo, which the dealer may play there) four times; in vaza 10 the dealer leads
-    # AH, read steadily, refused as played already. JH, never read, was the card left for
-    # vaza 10: the reads give AH to vaza 10 and JH to vaza 1, which is flagged.
-    tracked = track(19003, recorded("deal-19003-nicu-enrolled"), ADAPTED)
+@pytest.mark.parametrize(
+    ("stream", "play", "never_read"),
+    [
+        # A model enrolled on nicu-ornamental reads JH, the dealer's card in vaza 1, as AH (the
+        # turned trunfo, which the dealer may play there) four times; in vaza 10 the dealer
+        # leads AH, read steadily, refused as played already, and JH is the card left.
+        pytest.param("deal-19003-nicu-enrolled", 4, "JH", id="in the last vaza"),
+        # A model enrolled on KDE's standard deck reads 2D, vaza 2's last card, as KC; in vaza 7
+        # the real KC lies among three cards read, refused as played already, and the vaza is
+        # gathered a card short: 2D, never read, goes where KC landed.
+        pytest.param("deal-19003-standard-enrolled", 8, "2D", id="in a vaza gathered short"),
+    ],
+)
+def test_a_card_read_as_its_look_alike_played_before_takes_that_name_back(
+    stream: str, play: int, never_read: str
+) -> None:
+    # The reads give the name to the later play; the earlier one takes the card never read and
+    # is flagged.
+    tracked = track(19003, recorded(stream), ADAPTED)
     assert compare(tracked.truth, tracked.stream.record).deals_right == 1
     flagged = [e for e in tracked.stream.events if isinstance(e, Uncertain)]
     assert [(e.reason, e.play, e.card) for e in flagged if e.reason == "unexplained_read"] == [
-        ("unexplained_read", 4, Card.parse("JH"))
-    ]
-
-
-def test_a_vaza_gathered_short_gets_the_card_read_there_as_one_played_before() -> None:
-    # A model enrolled on KDE's standard deck reads 2D, vaza 2's last card, as KC (read there
-    # steadily); in vaza 7 the real KC lies among three cards read, refused as played already,
-    # and the vaza is gathered a card short. 2D, never read, goes where KC landed, and the reads
-    # give KC to vaza 7 and 2D to vaza 2, which is flagged.
-    tracked = track(19003, recorded("deal-19003-standard-enrolled"), ADAPTED)
-    assert compare(tracked.truth, tracked.stream.record).deals_right == 1
-    flagged = [e for e in tracked.stream.events if isinstance(e, Uncertain)]
-    assert [(e.reason, e.play, e.card) for e in flagged if e.reason == "unexplained_read"] == [
-        ("unexplained_read", 8, Card.parse("2D"))
+        ("unexplained_read", play, Card.parse(never_read))
     ]
 
 
