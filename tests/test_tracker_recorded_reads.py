@@ -123,3 +123,14 @@ def test_a_corner_half_covered_by_the_next_card_is_its_own_card_misread() -> Non
     rebuilt, played = tricks(19002, recorded("deal-19002-standard-learned"), ADAPTED)
     assert played[2] == ["QS", "3S", "JD", "KS"]
     assert rebuilt == played
+
+
+def test_where_the_rules_refuse_the_misnamed_cards_place_they_place_the_card_never_read() -> None:
+    # A model enrolled on nicu-ornamental reads 7S, vaza 1's last card, as 4S, and the real 4S,
+    # which leads vaza 2, is refused as played already; vaza 2 is gathered a card short. 7S
+    # cannot lead vaza 2 (that misread gave vaza 1 to another seat), so it is placed where the
+    # rules fit it, and the vazas after stay right.
+    rebuilt, played = tricks(19010, recorded("deal-19010-nicu-enrolled"), ADAPTED)
+    assert played[1][0] == "4S"
+    assert rebuilt[2:] == played[2:]
+    assert len(rebuilt) == 10

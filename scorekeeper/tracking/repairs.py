@@ -772,15 +772,20 @@ class Repairs(TrackerRooms):
         seen = hole.before.played | set(held)
         missing = [card for card in DECK if card not in seen]
         runs = {p.card: p.run for p in hole.held}
-        placement = place_missing_cards(
-            hole.before, held, hole.gaps, missing, self._seat_clues(state, runs)
-        )
+        clues = self._seat_clues(state, runs)
+        placement = place_missing_cards(hole.before, held, hole.gaps, missing, clues)
         if placement is not None:
-            deal = placement.deal
-            order = list(placement.cards)
             for gap, (card, _) in enumerate(placement.places):
                 if gap in hole.misnamed:
                     runs[card] = hole.misnamed[gap]
+        elif hole.misnamed:
+            # Where the card read under another name landed, the rules refuse the card never
+            # read (that earlier misread changed who won its vaza): the rules place it alone.
+            free = [Gap(gap.start, gap.read) for gap in hole.gaps]
+            placement = place_missing_cards(hole.before, held, free, missing, clues)
+        if placement is not None:
+            deal = placement.deal
+            order = list(placement.cards)
             detail = (
                 "; ".join(
                     f"{card} was never read: it goes in vaza "
