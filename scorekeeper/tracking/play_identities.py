@@ -161,17 +161,15 @@ class PlayIdentities(TrackerRooms):
 
     def _other_corner(self, state: DealState, run: Run) -> Played | None:
         """The play on the table whose card ``run`` is, seen at its other corner (or both): its
-        box holds one of the play's (any since it landed: a corner the next card half covers is
-        then misread there while the play is read at its other corner), and its reads name a
-        card the play's reads name. A deck misread systematically gives one card two names, so
-        the name alone does not tell."""
+        box holds the play's, and its reads name a card the play's reads name. A deck misread
+        systematically gives one card two names, so the name alone does not tell."""
         for played in state.trick:
             if played.run is None or played.run is run or played.run.card == run.card:
                 continue
             if run.start_frame < played.run.start_frame or not any(
                 nested_share(a, b) >= OTHER_CORNER_SHARE
                 for a in run.boxes[:3]
-                for b in played.run.boxes
+                for b in played.run.boxes[-6:]
             ):
                 continue
             mine = run.reads().weighed()
