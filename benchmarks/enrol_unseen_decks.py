@@ -302,8 +302,11 @@ def measure(
             deal.model_digest = reading_with
             kept_file(deal.seed).write_text(json.dumps(asdict(deal)) + "\n")
     thresholds = reader_thresholds(CardReader(model))
+    # Deals read just now were tracked as they were read; the others are tracked again.
     deals = [
-        retracked(
+        DealFigures(**json.loads(kept_file(s).read_text()))
+        if s in todo
+        else retracked(
             DealFigures(**json.loads(kept_file(s).read_text())),
             reads_file(s),
             fps=fps,

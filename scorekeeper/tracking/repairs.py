@@ -569,10 +569,9 @@ class Repairs(TrackerRooms):
             else None
         )
         if misnamed is not None:
+            landed_at = self._landed_at(state, misnamed)
             place = sum(
-                p.run is not None
-                and self._landed_at(state, p.run) <= self._landed_at(state, misnamed)
-                for p in read
+                p.run is not None and self._landed_at(state, p.run) <= landed_at for p in read
             )
             hole.misnamed[len(hole.gaps)] = misnamed
             hole.gaps.append(Gap(len(held_before), len(read), landed=place))
