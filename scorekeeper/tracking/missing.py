@@ -9,7 +9,9 @@ out, and of the rest the one that makes the fewest renúncias is taken (a wrong 
 players seem to revoke), then the one whose seats best agree with what the sightings say of each
 card's seat (the side it came from, or the axis of the table it lies along); on a tie, the latest
 places. A card the last vaza lacks is placed in it the same way. A card read where it landed under
-the name of a card played before is placed there (:attr:`Gap.landed`).
+the name of a card played before is placed there (:attr:`Gap.landed`); where the rules refuse
+the card never read there, it may be the earlier play that was never read, the card read there
+being the one its name was taken from (:func:`swap_misnamed`).
 """
 
 from __future__ import annotations
@@ -111,6 +113,24 @@ def place_missing_cards(
                 named = tuple(zip(order, places, strict=True))
                 best = (score, Placement(deal, tuple(played), named))
     return best[1] if best is not None else None
+
+
+def swap_misnamed(
+    before: Deal, cards: Sequence[Card], gap: Gap, misnamed: Card, missing: Card
+) -> Deal | None:
+    """The deal where ``before``'s play of ``misnamed`` was ``missing`` (never read, its reads
+    a look-alike's) and ``misnamed`` was played where it landed in the ``gap``'s vaza, with the
+    rest of ``cards`` (read since ``before``, in landing order) as they landed. Renaming that
+    earlier play may change who won its vaza, and so the seats of every play after it: the
+    arrangement the rules refused with the card never read in the gap may be the one they allow
+    this way. None when the gap's landing place is unknown or the rules refuse this too."""
+    if gap.landed is None or misnamed not in before.played:
+        return None
+    earlier = [missing if card == misnamed else card for card in before.plays]
+    at = gap.start + gap.landed
+    later = [*cards[:at], misnamed, *cards[at:]]
+    start = Deal.start(dealer=before.dealer, turned=before.turned, rules=before.rules)
+    return _replay(start, [*earlier, *later])
 
 
 def place_in_vaza(

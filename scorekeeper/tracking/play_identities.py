@@ -5,9 +5,11 @@ decisions applied to the deal and told as corrections)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
+from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules import Card, Deal, seat_label
-from scorekeeper.tracking.deal_state import DealState
+from scorekeeper.tracking.deal_state import CARDS_PER_TRICK, DealState
 from scorekeeper.tracking.decoding import Decoded, Reads, decode_plays, explains
 from scorekeeper.tracking.events import (
     DealCorrected,
@@ -276,8 +278,18 @@ class PlayIdentities(TrackerRooms):
         events = self._adopt(state, decoded.turned, list(decoded.cards[:new]), frame)
         return events, decoded.cards[new]
 
-    def _adopt(self, state: DealState, turned: Card, cards: list[Card], frame: int) -> list[Event]:
-        """Make the deal's plays ``cards`` (and its turned card ``turned``), telling each change."""
+    def _adopt(
+        self,
+        state: DealState,
+        turned: Card,
+        cards: list[Card],
+        frame: int,
+        *,
+        names: Sequence[Card] | None = None,
+    ) -> list[Event]:
+        """Make the deal's plays ``cards`` (and its turned card ``turned``), telling each change.
+        ``names``: the card each play is, in its order (default: ``cards``, the plays keep their
+        places); ``cards`` may then move a play within its vaza."""
         old = list(state.deal.plays)
         if turned == state.deal.turned and cards == old:
             return []
@@ -287,7 +299,7 @@ class PlayIdentities(TrackerRooms):
             events.append(
                 DealCorrected(frame=frame, deal=state.number, dealer=deal.dealer, turned=turned)
             )
-        renamed = dict(zip(old, cards, strict=True))
+        renamed = dict(zip(old, cards if names is None else names, strict=True))
         state.runs = {renamed.get(c, c): r for c, r in state.runs.items()}
         state.confidence = {renamed.get(c, c): v for c, v in state.confidence.items()}
         state.gathered_at = {renamed.get(c, c): v for c, v in state.gathered_at.items()}
@@ -319,6 +331,33 @@ class PlayIdentities(TrackerRooms):
         state.revokes_seen = min(state.revokes_seen, len(deal.revokes))
         return events + (self._new_revokes(state, frame, cards[-1]) if cards else [])
 
+    def _seat_unexplained(
+        self, state: DealState, turned: Card, cards: list[Card], index: int
+    ) -> list[Card]:
+        """``cards`` with the unexplained play ``index`` moved within its vaza to where the rules
+        and the other plays' seat clues fit it strictly better. None of its reads named its card,
+        so they are another card's (often a corner under it misread before it landed) and
+        the frame they began says little of when it was played, as for a card never read."""
+        runs = {
+            card: run
+            for position, (was, card) in enumerate(zip(state.deal.plays, cards, strict=True))
+            if position != index and (run := state.runs.get(was)) is not None
+        }
+        clues = self._clues_of(runs)
+        start = Deal.start(dealer=state.deal.dealer, turned=turned, rules=self.rules)
+        first = index - index % CARDS_PER_TRICK
+        fits: dict[int, tuple[tuple[int, int, int], list[Card]]] = {}
+        for place in range(first, min(first + CARDS_PER_TRICK, len(cards))):
+            order = [*cards[:index], *cards[index + 1 :]]
+            order.insert(place, cards[index])
+            try:
+                deal = start.play_all(order)
+            except IllegalPlayError:
+                continue
+            fits[place] = ((len(deal.revokes), *clues.against(deal)), order)
+        best = min(fits, key=lambda place: (fits[place][0], -place), default=index)
+        return fits[best][1] if best in fits else cards
+
     def _final_decoding(self, state: DealState, frame: int) -> list[Event]:
         """The deal is over: its plays decided together once more, firmly; a play whose reads
         no card fits is flagged."""
@@ -327,9 +366,13 @@ class PlayIdentities(TrackerRooms):
         decoded = self._decode(state, None, doubts=True)
         if decoded is None:
             return []
-        events = self._adopt(state, decoded.turned, list(decoded.cards), frame)
+        cards = list(decoded.cards)
+        for index in decoded.unexplained:
+            cards = self._seat_unexplained(state, decoded.turned, cards, index)
+        events = self._adopt(state, decoded.turned, cards, frame, names=decoded.cards)
         plays = seated_plays(state.deal)
-        for index, options in decoded.doubts:
+        for decided, options in decoded.doubts:
+            index = cards.index(decoded.cards[decided])
             trick_no, card, seat = plays[index]
             events.append(
                 Uncertain(
@@ -345,7 +388,8 @@ class PlayIdentities(TrackerRooms):
                     "rest of the deal is weighed",
                 )
             )
-        for index in decoded.unexplained:
+        for decided in decoded.unexplained:
+            index = cards.index(decoded.cards[decided])
             trick_no, card, seat = plays[index]
             evidence = self._play_evidence(state, card).total
             options = tuple(c for c, _ in sorted(evidence.items(), key=lambda item: -item[1])[:3])

@@ -24,6 +24,7 @@ from scorekeeper.tracking.missing import (
     place_in_vaza,
     place_missing_cards,
     seated_plays,
+    swap_misnamed,
 )
 from scorekeeper.tracking.play_identities import OTHER_CORNER_SHARE
 from scorekeeper.tracking.rooms import TrackerRooms
@@ -183,6 +184,12 @@ class Repairs(TrackerRooms):
                 or (track is not None and any(r.start_frame > state.cleared_at for r in track.runs))
             ):
                 return []
+            misnamed = self._read_as_played(state) if self.decode else None
+            if misnamed is not None:
+                named = {turned: turned.card, misnamed: unread[0]}
+                found = self._reorder(state, [turned, misnamed], frame, named=named)
+                if found is not None:
+                    return found
             read = sorted(
                 [*state.trick, Played(turned.card, -1, turned)],
                 key=lambda p: p.run.start_frame if p.run else -1,
@@ -362,6 +369,7 @@ class Repairs(TrackerRooms):
         frame: int,
         *,
         insert: tuple[int, Card] | None = None,
+        named: Mapping[Run, Card] | None = None,
     ) -> list[Event] | None:
         """Put cards of the trick found late back where they landed, among the cards already
         played: the cards read after a missed one move one seat on. Returns the events (a
@@ -369,12 +377,17 @@ class Repairs(TrackerRooms):
         None when the cards found all landed after the trick's last card or the rules refuse
         the new order (then they are simply added at the end). ``insert``: the one run found
         goes at this place of the vaza as this card (it was read well, only later than a card
-        that landed after it: no weak read to flag)."""
+        that landed after it: no weak read to flag). ``named``: the runs found go where they
+        landed as these cards (read well, but refused: no weak read to flag either)."""
         if state.trick_start is None or any(p.run is None for p in state.trick):
             return None
         order = [(p.run, p.card) for p in state.trick if p.run is not None]
         if insert is not None:
             order.insert(insert[0], (found[0], insert[1]))
+        elif named is not None:
+            order = sorted(
+                order + [(r, named[r]) for r in found], key=lambda pair: pair[0].start_frame
+            )
         else:
             last_landed = max(p.run.start_frame for p in state.trick if p.run is not None)
             if all(r.start_frame > last_landed for r in found):
@@ -400,7 +413,7 @@ class Repairs(TrackerRooms):
         for position, ((run, card), seat) in enumerate(zip(order, seats, strict=True)):
             if run in found:
                 state.confidence[card] = run.confidence
-            if run in found and insert is None:
+            if run in found and insert is None and named is None:
                 events.append(
                     state.doubt_about(
                         run,
@@ -751,6 +764,10 @@ class Repairs(TrackerRooms):
         """What the sightings say of the seats of the deal's plays so far and of ``runs``."""
         played = {card: run for card, run in state.runs.items() if run is not None}
         played.update({card: run for card, run in runs.items() if run is not None})
+        return self._clues_of(played)
+
+    def _clues_of(self, played: Mapping[Card, Run]) -> SeatClues:
+        """What the sightings say of the seats of the cards ``played`` were read as."""
         return SeatClues(
             came_from={
                 card: self.geometry.seat_at(run.approach)
@@ -778,8 +795,12 @@ class Repairs(TrackerRooms):
                 if gap in hole.misnamed:
                     runs[card] = hole.misnamed[gap]
         elif hole.misnamed:
+            swapped = self._swap_misnamed(state, hole, held, missing, runs)
+            if swapped is not None:
+                deal, detail = swapped
+                return self._tell_filled(state, hole, deal, runs, frame, detail=detail)
             # Where the card read under another name landed, the rules refuse the card never
-            # read (that earlier misread changed who won its vaza): the rules place it alone.
+            # read, and the other way round too: the rules place it alone.
             free = [Gap(gap.start, gap.read) for gap in hole.gaps]
             placement = place_missing_cards(hole.before, held, free, missing, clues)
         if placement is not None:
@@ -803,11 +824,62 @@ class Repairs(TrackerRooms):
                 f"the cards never read ({unplaced}) cannot be placed by the rules: the held "
                 "plays follow as they landed"
             )
+        return self._tell_filled(state, hole, deal, runs, frame, detail=detail)
+
+    def _swap_misnamed(
+        self,
+        state: DealState,
+        hole: Hole,
+        held: list[Card],
+        missing: list[Card],
+        runs: dict[Card, Run | None],
+    ) -> tuple[Deal, str] | None:
+        """The deal where the play named after the card read where the hole's one gap landed was
+        the card never read (:func:`swap_misnamed`), with the runs given their cards' new names."""
+        if len(hole.gaps) != 1 or len(missing) != 1 or 0 not in hole.misnamed:
+            return None
+        run = hole.misnamed[0]
+        (never_read,) = missing
+        deal = swap_misnamed(hole.before, held, hole.gaps[0], run.card, never_read)
+        if deal is None:
+            return None
+        index = hole.before.plays.index(run.card)
+        state.runs[never_read] = state.runs.pop(run.card, None)
+        state.confidence[never_read] = state.confidence.pop(run.card, 0.0)
+        if run.card in state.gathered_at:
+            state.gathered_at[never_read] = state.gathered_at.pop(run.card)
+        runs[run.card] = run
+        runs[never_read] = state.runs[never_read]
+        number = index // CARDS_PER_TRICK + 1
+        detail = (
+            f"{never_read} was never read: it was play {index + 1} (vaza {number}), read as "
+            f"{run.card}, which lay where vaza {hole.trick} lacked a card (the rules fit no "
+            "card never read there)"
+        )
+        return deal, detail
+
+    def _tell_filled(
+        self,
+        state: DealState,
+        hole: Hole,
+        deal: Deal,
+        runs: dict[Card, Run | None],
+        frame: int,
+        *,
+        detail: str,
+    ) -> list[Event]:
+        """Tell the plays of ``deal``, the hole filled, that differ from what was told, and carry
+        on from it."""
+        hole_start = len(hole.before.played)
+        first = next(
+            (i for i, (was, card) in enumerate(zip(hole.told, deal.plays)) if was != card),
+            hole_start,
+        )
+        first = min(first, hole_start)
         events: list[Event] = [
             Uncertain(frame=frame, deal=state.number, reason="missing_card", detail=detail)
         ]
         plays = seated_plays(deal)
-        first = len(hole.before.played)
         confidence = {}
         for _, card, _ in plays[first:]:
             run = runs.get(card)
@@ -838,16 +910,16 @@ class Repairs(TrackerRooms):
                 )
             )
         state.deal = deal
-        state.revokes_seen = min(state.revokes_seen, len(hole.before.revokes))
+        start = Deal.start(dealer=deal.dealer, turned=deal.turned, rules=deal.rules)
+        revoked_before = len(start.play_all(deal.plays[:first]).revokes)
+        state.revokes_seen = min(state.revokes_seen, revoked_before)
         events += self._new_revokes(state, frame, plays[-1][1])
         current = deal.current_trick
         state.trick = [
             Played(card, seat, runs.get(card))
             for card, seat in zip(current.cards, current.seats(), strict=True)
         ]
-        state.trick_start = hole.before.play_all(
-            card for _, card, _ in plays[len(hole.before.played) : len(plays) - len(current.cards)]
-        )
+        state.trick_start = start.play_all(deal.plays[: len(plays) - len(current.cards)])
         state.vanished_short = None
         for card, run in runs.items():
             if card in deal.played:

@@ -12,12 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
     from scorekeeper.rules import Card, Rules
     from scorekeeper.tracking.deal_state import DealState
     from scorekeeper.tracking.events import DealEnded, Event
     from scorekeeper.tracking.geometry import TableGeometry
+    from scorekeeper.tracking.missing import SeatClues
     from scorekeeper.tracking.runs import Played, Run, Track
     from scorekeeper.tracking.thresholds import Thresholds
 
@@ -55,6 +56,9 @@ class TrackerRooms:
         @staticmethod
         def _is_a_play(state: DealState, run: Run) -> bool: ...
         def _final_decoding(self, state: DealState, frame: int) -> list[Event]: ...
+
+        # Repairs
+        def _clues_of(self, played: Mapping[Card, Run]) -> SeatClues: ...
 
         # Tracker
         @staticmethod
