@@ -231,23 +231,25 @@ def test_the_last_vazas_card_goes_last_when_nothing_says_otherwise() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10_000), earlier=st.integers(0, 35), later=st.integers(4, 39))
+@given(seed=st.integers(0, 10_000), earlier=st.integers(0, 8), later=st.integers(4, 39))
 def test_a_play_read_under_a_later_cards_name_gets_its_own_card_back(
     seed: int, earlier: int, later: int
 ) -> None:
-    # The reader named play ``earlier`` after the card of play ``later``; that card, read where
-    # it landed, was refused as played already, and its vaza gathered a card short.
-    assume(earlier // 4 < later // 4)
+    # The reader named the last play of vaza ``earlier`` (from 0) after the card of play
+    # ``later``, its own card never read; that card, read where it landed, was refused as
+    # played already, and its vaza gathered a card short.
+    misread_at = 4 * earlier + 3
+    assume(misread_at < later - later % 4)
     start, plays = whole_deal(seed)
     first = later - later % 4
-    as_read = [plays[later] if i == earlier else card for i, card in enumerate(plays[:first])]
+    as_read = [plays[later] if i == misread_at else card for i, card in enumerate(plays[:first])]
     try:
         misread = start.play_all(as_read)
     except IllegalPlayError:
         assume(False)  # the misread made the turned trunfo another seat's: no deal to repair
     held = [card for card in plays[first:] if card != plays[later]]
     gap = Gap(0, 3, landed=later - first)
-    swapped = swap_misnamed(misread, held, gap, plays[later], plays[earlier])
+    swapped = swap_misnamed(misread, held, gap, plays[later], plays[misread_at])
     assert swapped is not None
     assert list(swapped.plays) == plays
-    assert swap_misnamed(misread, held, Gap(0, 3), plays[later], plays[earlier]) is None
+    assert swap_misnamed(misread, held, Gap(0, 3), plays[later], plays[misread_at]) is None

@@ -110,14 +110,25 @@ def test_the_next_vazas_lead_never_takes_the_place_of_the_vaza_before(
         pytest.param(
             "deal-19010-nicu-enrolled", 19010, {4: "7S"}, id="the misread changed vaza 1's winner"
         ),
-        # standard's model learned from play reads the corner of KS, vaza 3's last card, half
-        # covered, as 3C; vaza 5's real 3C is refused as played already and the vaza gathered a
-        # card short. KS in vaza 5 would make the dealer's turned trunfo another seat's play.
+        # standard's model learned from play reads 3S's corner, half covered by JD, as 3C (3S
+        # its runner-up), taken as vaza 3's last card: KS, that card, is never read. Vaza 5's
+        # real 3C is refused as played already and the vaza gathered a card short. KS there
+        # would make the dealer's turned trunfo another seat's play (3C gave vaza 3 to QS).
         pytest.param(
             "deal-19002-standard-learned",
             19002,
             {12: "KS"},
             id="the misread changed vaza 3's winner",
+        ),
+        # A model enrolled on tigullio-international reads QS's other corner, as 5S lands, as
+        # QC; 2S, vaza 1's last card, is never read, and vaza 5's real QC is refused as played
+        # already. The QC read in vaza 1 was 2S, but not where that read began: in its place JS
+        # would not win vaza 1 for the seat that did, so it goes last.
+        pytest.param(
+            "deal-19021-tigullio-enrolled",
+            19021,
+            {4: "2S"},
+            id="the misread changed vaza 1's winner, and began before its card landed",
         ),
         # tigullio's model learned from play reads 7C's corner as 4C as 6C lands on it, before
         # QC lands; JC, vaza 4's last card, is never read. The real 4C is refused in vaza 5: the

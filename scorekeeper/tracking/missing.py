@@ -16,7 +16,7 @@ being the one its name was taken from (:func:`swap_misnamed`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations, product
 
@@ -116,21 +116,34 @@ def place_missing_cards(
 
 
 def swap_misnamed(
-    before: Deal, cards: Sequence[Card], gap: Gap, misnamed: Card, missing: Card
+    before: Deal,
+    cards: Sequence[Card],
+    gap: Gap,
+    misnamed: Card,
+    missing: Card,
+    clues: SeatClues | None = None,
 ) -> Deal | None:
     """The deal where ``before``'s play of ``misnamed`` was ``missing`` (never read, its reads
     a look-alike's) and ``misnamed`` was played where it landed in the ``gap``'s vaza, with the
     rest of ``cards`` (read since ``before``, in landing order) as they landed. Renaming that
     earlier play may change who won its vaza, and so the seats of every play after it: the
     arrangement the rules refused with the card never read in the gap may be the one they allow
-    this way. None when the gap's landing place is unknown or the rules refuse this too."""
+    this way. The reads of that play were another card's, so when they began says little of
+    when ``missing`` landed: it goes where the rules and the ``clues`` fit it best in its vaza
+    (on a tie, last). None when the gap's landing place is unknown or the rules refuse it."""
     if gap.landed is None or misnamed not in before.played:
         return None
-    earlier = [missing if card == misnamed else card for card in before.plays]
     at = gap.start + gap.landed
     later = [*cards[:at], misnamed, *cards[at:]]
+    plays = [card for card in before.plays if card != misnamed]
+    index = before.plays.index(misnamed)
+    first = index - index % TRICK_SIZE
     start = Deal.start(dealer=before.dealer, turned=before.turned, rules=before.rules)
-    return _replay(start, [*earlier, *later])
+    arrangements = (
+        [*plays[: first + place], missing, *plays[first + place :], *later]
+        for place in range(TRICK_SIZE)
+    )
+    return fittest(start, arrangements, clues)
 
 
 def place_in_vaza(
@@ -139,10 +152,20 @@ def place_in_vaza(
     """The deal with the vaza of ``read`` (played from ``trick_start``, in landing order) made
     whole by ``card``, never read, at the place the rules and the ``clues`` fit best (on a tie,
     last); None when the rules refuse it at every place."""
+    arrangements = ([*read[:place], card, *read[place:]] for place in range(len(read) + 1))
+    return fittest(trick_start, arrangements, clues)
+
+
+def fittest(
+    start: Deal, arrangements: Iterable[Sequence[Card]], clues: SeatClues | None
+) -> Deal | None:
+    """The deal of the ``arrangements`` (the plays from ``start``, one card put at its next
+    place in each) that the rules allow and the ``clues`` fit best; on a tie, the later place.
+    None when the rules refuse them all."""
     clues = clues or SeatClues()
     best: tuple[tuple[int, int, int, int], Deal] | None = None
-    for place in range(len(read) + 1):
-        deal = _replay(trick_start, [*read[:place], card, *read[place:]])
+    for place, played in enumerate(arrangements):
+        deal = _replay(start, played)
         if deal is None:
             continue
         score = _rank(deal, clues, lateness=place)

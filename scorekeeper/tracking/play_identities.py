@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from scorekeeper.errors import IllegalPlayError
 from scorekeeper.rules import Card, Deal, seat_label
 from scorekeeper.tracking.deal_state import CARDS_PER_TRICK, DealState
 from scorekeeper.tracking.decoding import Decoded, Reads, decode_plays, explains
@@ -17,7 +16,7 @@ from scorekeeper.tracking.events import (
     PlayCorrected,
     Uncertain,
 )
-from scorekeeper.tracking.missing import seated_plays
+from scorekeeper.tracking.missing import fittest, seated_plays
 from scorekeeper.tracking.rooms import TrackerRooms
 from scorekeeper.tracking.runs import Played, Run
 from scorekeeper.vision.boxes import iou, nested_share
@@ -335,9 +334,9 @@ class PlayIdentities(TrackerRooms):
         self, state: DealState, turned: Card, cards: list[Card], index: int
     ) -> list[Card]:
         """``cards`` with the unexplained play ``index`` moved within its vaza to where the rules
-        and the other plays' seat clues fit it strictly better. None of its reads named its card,
-        so they are another card's (often a corner under it misread before it landed) and
-        the frame they began says little of when it was played, as for a card never read."""
+        and the other plays' seat clues fit it best (on a tie, the latest place), as a card never
+        read is placed: none of its reads named its card, so they are another card's (often a
+        corner under it misread before it landed) and when they began says little of its place."""
         runs = {
             card: run
             for position, (was, card) in enumerate(zip(state.deal.plays, cards, strict=True))
@@ -346,17 +345,10 @@ class PlayIdentities(TrackerRooms):
         clues = self._clues_of(runs)
         start = Deal.start(dealer=state.deal.dealer, turned=turned, rules=self.rules)
         first = index - index % CARDS_PER_TRICK
-        fits: dict[int, tuple[tuple[int, int, int], list[Card]]] = {}
-        for place in range(first, min(first + CARDS_PER_TRICK, len(cards))):
-            order = [*cards[:index], *cards[index + 1 :]]
-            order.insert(place, cards[index])
-            try:
-                deal = start.play_all(order)
-            except IllegalPlayError:
-                continue
-            fits[place] = ((len(deal.revokes), *clues.against(deal)), order)
-        best = min(fits, key=lambda place: (fits[place][0], -place), default=index)
-        return fits[best][1] if best in fits else cards
+        rest = [*cards[:index], *cards[index + 1 :]]
+        places = range(first, min(first + CARDS_PER_TRICK, len(cards)))
+        deal = fittest(start, ([*rest[:at], cards[index], *rest[at:]] for at in places), clues)
+        return list(deal.plays) if deal is not None else cards
 
     def _final_decoding(self, state: DealState, frame: int) -> list[Event]:
         """The deal is over: its plays decided together once more, firmly; a play whose reads

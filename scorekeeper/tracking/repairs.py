@@ -840,10 +840,11 @@ class Repairs(TrackerRooms):
             return None
         run = hole.misnamed[0]
         (never_read,) = missing
-        deal = swap_misnamed(hole.before, held, hole.gaps[0], run.card, never_read)
+        clues = self._seat_clues(state, runs)
+        deal = swap_misnamed(hole.before, held, hole.gaps[0], run.card, never_read, clues)
         if deal is None:
             return None
-        index = hole.before.plays.index(run.card)
+        index = deal.plays.index(never_read)
         state.runs[never_read] = state.runs.pop(run.card, None)
         state.confidence[never_read] = state.confidence.pop(run.card, 0.0)
         if run.card in state.gathered_at:

