@@ -142,6 +142,28 @@ def test_json_output_moves_only_ultralytics_console_log_off_stdout() -> None:
     assert collector.stream is collected and "epoch 1/4" in collected.getvalue()
 
 
+def test_json_output_stays_clean_on_a_machine_where_ultralytics_never_ran(tmp_path) -> None:
+    # Its first import creates its settings file and announces it: not on stdout, before the JSON.
+    pytest.importorskip("ultralytics")
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from scorekeeper.training.adapt import log_to_stderr\n"
+        "log_to_stderr()\n"
+        "from ultralytics.utils import LOGGER\n"
+        "LOGGER.info('epoch 1/4')\n"
+        "print('{}')\n"
+    )
+    env = {**os.environ, "YOLO_CONFIG_DIR": str(tmp_path), "YOLO_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout == "{}\n"
+    assert "Settings" in done.stderr and "epoch 1/4" in done.stderr
+
+
 def test_background_enrolment_is_listed_under_the_child_process(
     tmp_path, capsys, monkeypatch
 ) -> None:

@@ -704,7 +704,9 @@ def log_to_stderr() -> None:
     """
     import logging
 
-    from ultralytics.utils import LOGGER
+    # Its first import on a machine writes ultralytics' settings file and says so on stdout.
+    with contextlib.redirect_stdout(sys.stderr):
+        from ultralytics.utils import LOGGER
 
     for handler in LOGGER.handlers:
         if type(handler) is not logging.StreamHandler:
