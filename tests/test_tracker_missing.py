@@ -253,3 +253,29 @@ def test_a_play_read_under_a_later_cards_name_gets_its_own_card_back(
     assert swapped is not None
     assert list(swapped.plays) == plays
     assert swap_misnamed(misread, held, Gap(0, 3), plays[later], plays[misread_at]) is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), earlier=st.integers(0, 35), later=st.integers(4, 39))
+def test_a_misread_play_anywhere_in_its_vaza_gets_its_card_back_in_that_vaza(
+    seed: int, earlier: int, later: int
+) -> None:
+    # The misread play's reads say little of where its own card landed, so the rules choose its
+    # place in the vaza; wherever it lands, the card goes back into its own vaza and no other
+    # play moves.
+    assume(earlier // 4 < later // 4)
+    start, plays = whole_deal(seed)
+    first = later - later % 4
+    as_read = [plays[later] if i == earlier else card for i, card in enumerate(plays[:first])]
+    try:
+        misread = start.play_all(as_read)
+    except IllegalPlayError:
+        assume(False)
+    held = [card for card in plays[first:] if card != plays[later]]
+    gap = Gap(0, 3, landed=later - first)
+    swapped = swap_misnamed(misread, held, gap, plays[later], plays[earlier])
+    assert swapped is not None
+    vaza = slice(earlier - earlier % 4, earlier - earlier % 4 + 4)
+    assert set(swapped.plays[vaza]) == set(plays[vaza])
+    others = [card for card in plays if card != plays[earlier]]
+    assert [card for card in swapped.plays if card != plays[earlier]] == others
