@@ -67,6 +67,11 @@ class SceneConfig:
     min_box_px: float = 4.0
     """Smallest labelled box side in output pixels: anything smaller is unreadable."""
     aspects: tuple[float, ...] = (16 / 9, 4 / 3)
+    fan_probability: float = 0.0
+    """Share of scenes that show fanned hands instead of a game's layout: each fan's cards overlap
+    so that only a strip along one edge shows, the corner index in it (a hand held or laid down)."""
+    fans: tuple[int, int] = (1, 4)
+    fan_cards: tuple[int, int] = (3, 10)
 
     def __post_init__(self) -> None:
         for name in (
@@ -78,6 +83,8 @@ class SceneConfig:
             "loose_backs",
             "distractors",
             "hands",
+            "fans",
+            "fan_cards",
         ):
             lo, hi = getattr(self, name)
             if lo > hi or lo < 0:
@@ -93,6 +100,10 @@ class SceneConfig:
         ):
             raise SynthError(
                 "scene settings: index_px above 0, tilt below 70 degrees, hfov 1-150 degrees"
+            )
+        if not 0 <= self.fan_probability <= 1 or self.fans[0] < 1 or self.fan_cards[0] < 2:
+            raise SynthError(
+                "scene settings: fan_probability 0 to 1, fans at least 1, fan_cards at least 2"
             )
         if not self.aspects or min(self.aspects) <= 0:
             raise SynthError("scene setting aspects: give width/height ratios above 0")
@@ -185,7 +196,13 @@ def compose_scene(
     frame px)."""
     from scorekeeper.rules.cards import DECK
 
-    n_up = _irange(rng, config.face_up)
+    # Drawn only where fans are asked for, so scenes without them keep their seeds' frames.
+    fanned = config.fan_probability > 0 and rng.random() < config.fan_probability
+    if fanned:
+        fan_sizes = [_irange(rng, config.fan_cards) for _ in range(_irange(rng, config.fans))]
+        n_up = min(len(DECK), sum(fan_sizes))
+    else:
+        n_up = _irange(rng, config.face_up)
     cards = [DECK[i].notation for i in rng.permutation(len(DECK))[:n_up]]
     probe = pack.face(cards[0])
     index_mm = _index_fraction(probe) * CARD_MM
@@ -202,7 +219,11 @@ def compose_scene(
     frame = _table_background(rng, camera, h_cam, tables)
     owner = np.zeros((height, width), np.int16)
 
-    loose_poses, trick_poses = _layout(rng, len(cards), camera, config)
+    if fanned:
+        aspect = probe.size[0] / probe.size[1]
+        loose_poses, trick_poses = [], _fans_layout(rng, fan_sizes, camera, aspect)[: len(cards)]
+    else:
+        loose_poses, trick_poses = _layout(rng, len(cards), camera, config)
     n_loose = len(loose_poses)
     loose: list[tuple[Face, str, tuple[float, float, float]]] = [
         (pack.face(c), "up", pose) for c, pose in zip(cards[:n_loose], loose_poses, strict=True)
@@ -334,6 +355,31 @@ def _layout(
             y = cy + np.cos(t) * off + rng.normal(0, 5)
             trick.append((float(x), float(y), float(angle)))
     return poses, trick
+
+
+def _fans_layout(
+    rng: np.random.Generator, sizes: Sequence[int], camera: Camera, aspect: float
+) -> list[Pose]:
+    """Poses of fanned hands, each fan's cards bottom to top: every card turned a little further
+    clockwise about a pivot below the cards, so the next one covers all but a strip along the
+    left edge, where the upright index is. A pivot near the cards is a fan held in the hand; a far
+    one, cards spread in a row on the table. Some cards lie upside down, showing their other index.
+    """
+    poses: list[Pose] = []
+    card_w = CARD_MM * aspect
+    for size in sizes:
+        px, py, heading = _random_spot(rng, camera, margin=0.15)
+        reach = _log_uniform(rng, 0.3, 2.5) * CARD_MM
+        strip = rng.uniform(0.14, 0.32) * card_w
+        step = np.degrees(strip / (reach + CARD_MM / 2))
+        for k in range(size):
+            angle = heading + (k - (size - 1) / 2) * step + rng.normal(0, 0.1 * step)
+            t = np.radians(angle)
+            # The face's up (0, -1) turned by ``angle``: the card's centre lies that way from the pivot.
+            x, y = px + np.sin(t) * reach, py - np.cos(t) * reach
+            flipped = 180.0 if rng.random() < 0.15 else 0.0
+            poses.append((float(x), float(y), float(angle + flipped)))
+    return poses
 
 
 def _table_background(
