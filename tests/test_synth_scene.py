@@ -161,3 +161,52 @@ def test_scene_settings_reject_impossible_ranges() -> None:
     with pytest.raises(SynthError, match="unknown scene setting"):
         SceneConfig.from_json({"cards": 3})
     assert SceneConfig.from_json({"tilt": [10, 20]}).tilt == (10, 20)
+
+
+def test_a_fanned_hand_labels_the_index_in_each_cards_strip_and_nothing_it_covers(
+    pack: ProceduralPack,
+) -> None:
+    fans_only = replace(
+        SceneConfig(),
+        fan_probability=1.0,
+        fans=(1, 1),
+        fan_cards=(6, 6),
+        index_px=(18.0, 24.0),
+        tilt=(0.0, 0.0),
+        face_down_stacks=(0, 0),
+        loose_backs=(0, 0),
+        distractor_probability=0.0,
+        hand_probability=0.0,
+    )
+    labelled = per_card_most = 0
+    for seed in range(8):
+        scene = compose_scene(
+            np.random.default_rng(seed),
+            pack=pack,
+            distractor_pack=pack,
+            width=W,
+            height=H,
+            output_scale=1.0,
+            config=fans_only,
+        )
+        owner = scene.owner
+        assert owner is not None
+        cards = sorted({label.label for label in scene.labels})
+        labelled += len(cards)
+        # Each card but the top one shows only a strip: under a third of the area the top one shows.
+        areas = np.bincount(owner[owner > 0].ravel())
+        shown = areas[areas > 0]
+        assert (shown[:-1] < shown[-1] / 3).sum() >= len(shown) - 2
+        counts = [sum(lb.label == c for lb in scene.labels) for c in cards]
+        per_card_most = max(per_card_most, sorted(counts)[-2] if len(counts) > 1 else 0)
+    assert labelled >= 8 * 6 * 0.75
+    assert per_card_most == 1
+
+
+def test_scene_settings_reject_a_fan_of_one_card() -> None:
+    from scorekeeper.synth import SynthError
+
+    with pytest.raises(SynthError, match="fan_cards"):
+        SceneConfig.from_json({"fan_cards": [1, 5]})
+    with pytest.raises(SynthError, match="fan_probability"):
+        SceneConfig.from_json({"fan_probability": 1.5})

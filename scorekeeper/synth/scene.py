@@ -221,7 +221,8 @@ def compose_scene(
 
     if fanned:
         aspect = probe.size[0] / probe.size[1]
-        loose_poses, trick_poses = [], _fans_layout(rng, fan_sizes, camera, aspect)[: len(cards)]
+        loose_poses: list[Pose] = []
+        trick_poses = _fans_layout(rng, fan_sizes, camera, aspect)[: len(cards)]
     else:
         loose_poses, trick_poses = _layout(rng, len(cards), camera, config)
     n_loose = len(loose_poses)
@@ -368,14 +369,17 @@ def _fans_layout(
     poses: list[Pose] = []
     card_w = CARD_MM * aspect
     for size in sizes:
-        px, py, heading = _random_spot(rng, camera, margin=0.15)
+        # The middle card lies at a random spot of the frame, the pivot ``reach`` below it.
+        mx, my, heading = _random_spot(rng, camera, margin=0.2)
         reach = _log_uniform(rng, 0.3, 2.5) * CARD_MM
-        strip = rng.uniform(0.14, 0.32) * card_w
+        up = np.radians(heading)
+        px, py = mx - np.sin(up) * reach, my + np.cos(up) * reach
+        strip = rng.uniform(0.18, 0.35) * card_w
         step = np.degrees(strip / (reach + CARD_MM / 2))
         for k in range(size):
             angle = heading + (k - (size - 1) / 2) * step + rng.normal(0, 0.1 * step)
             t = np.radians(angle)
-            # The face's up (0, -1) turned by ``angle``: the card's centre lies that way from the pivot.
+            # The face's up (0, -1) turned by ``angle``: the card's centre lies that way.
             x, y = px + np.sin(t) * reach, py - np.cos(t) * reach
             flipped = 180.0 if rng.random() < 0.15 else 0.0
             poses.append((float(x), float(y), float(angle + flipped)))
