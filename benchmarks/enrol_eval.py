@@ -10,8 +10,8 @@
    only the strip with its index, as a player's hand photographed from above), rendered with a
    seed enrolment never uses, read by the active model and the adapted one.
 
-    python benchmarks/enrol_eval.py                    # both parts, 8-minute fine-tune
-    python benchmarks/enrol_eval.py --skip-adapt       # capture only (no torch needed)
+    python benchmarks/enrol_eval.py                    # all three, 8-minute fine-tune
+    python benchmarks/enrol_eval.py --skip-adapt       # capture and fans, active model (no torch)
 
 Everything is written under a temporary SCOREKEEPER_HOME: the real one is not touched.
 """
@@ -151,16 +151,16 @@ def main(argv: list[str] | None = None) -> int:
         figures["capture"] = measure_capture(args.deck)
         if not args.json:
             print(f"capture: {figures['capture']}", flush=True)
+        models: dict[str, str | None] = {"active": shipped}
         if not args.skip_adapt:
-            figures["adapt"] = measure_adapt(
+            adapted = measure_adapt(
                 args.deck, minutes=args.minutes, scenes=args.scenes, heldback=args.heldback
             )
+            figures["adapt"] = adapted
+            models["adapted"] = str(adapted["model"])
             if not args.json:
-                print(f"adapt: {figures['adapt']}", flush=True)
+                print(f"adapt: {adapted}", flush=True)
         if args.fanned:
-            models: dict[str, str | None] = {"active": shipped}
-            if not args.skip_adapt:
-                models["adapted"] = str(figures["adapt"]["model"])  # type: ignore[index]
             figures["fanned"] = measure_fanned(
                 args.deck, models, images=args.fanned, work=Path(home)
             )
