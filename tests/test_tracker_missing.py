@@ -230,6 +230,22 @@ def test_the_last_vazas_card_goes_last_when_nothing_says_otherwise() -> None:
     assert list(deal.tricks[-1].cards) == plays[36:]
 
 
+def _misread_before_its_vaza(
+    seed: int, misread_at: int, later: int
+) -> tuple[list[Card], Deal, list[Card], Gap]:
+    """A whole deal's plays; the deal as tracked up to ``later``'s vaza, play ``misread_at`` read
+    as ``later``'s card; the cards read from that vaza on (the refused one left out); its gap."""
+    start, plays = whole_deal(seed)
+    first = later - later % 4
+    as_read = [plays[later] if i == misread_at else card for i, card in enumerate(plays[:first])]
+    try:
+        misread = start.play_all(as_read)
+    except IllegalPlayError:
+        assume(False)  # the misread made the turned trunfo another seat's: no deal to repair
+    held = [card for card in plays[first:] if card != plays[later]]
+    return plays, misread, held, Gap(0, 3, landed=later - first)
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 10_000), earlier=st.integers(0, 8), later=st.integers(4, 39))
 def test_a_play_read_under_a_later_cards_name_gets_its_own_card_back(
@@ -240,15 +256,7 @@ def test_a_play_read_under_a_later_cards_name_gets_its_own_card_back(
     # played already, and its vaza gathered a card short.
     misread_at = 4 * earlier + 3
     assume(misread_at < later - later % 4)
-    start, plays = whole_deal(seed)
-    first = later - later % 4
-    as_read = [plays[later] if i == misread_at else card for i, card in enumerate(plays[:first])]
-    try:
-        misread = start.play_all(as_read)
-    except IllegalPlayError:
-        assume(False)  # the misread made the turned trunfo another seat's: no deal to repair
-    held = [card for card in plays[first:] if card != plays[later]]
-    gap = Gap(0, 3, landed=later - first)
+    plays, misread, held, gap = _misread_before_its_vaza(seed, misread_at, later)
     swapped = swap_misnamed(misread, held, gap, plays[later], plays[misread_at])
     assert swapped is not None
     assert list(swapped.plays) == plays
@@ -264,15 +272,7 @@ def test_a_misread_play_anywhere_in_its_vaza_gets_its_card_back_in_that_vaza(
     # place in the vaza; wherever it lands, the card goes back into its own vaza and no other
     # play moves.
     assume(earlier // 4 < later // 4)
-    start, plays = whole_deal(seed)
-    first = later - later % 4
-    as_read = [plays[later] if i == earlier else card for i, card in enumerate(plays[:first])]
-    try:
-        misread = start.play_all(as_read)
-    except IllegalPlayError:
-        assume(False)
-    held = [card for card in plays[first:] if card != plays[later]]
-    gap = Gap(0, 3, landed=later - first)
+    plays, misread, held, gap = _misread_before_its_vaza(seed, earlier, later)
     swapped = swap_misnamed(misread, held, gap, plays[later], plays[earlier])
     assert swapped is not None
     vaza = slice(earlier - earlier % 4, earlier - earlier % 4 + 4)
