@@ -580,3 +580,91 @@ def test_reading_and_noting_a_frame_searches_it_once_and_reads_as_each_alone(mon
         assert [r.box for r in noted] == [r.box for r in indices]
         assert all(np.allclose(a.probs, b.probs, atol=1e-6) for a, b in zip(noted, indices))
         assert len(noted) > len(alone.cards) > 0
+
+
+def test_a_still_photo_larger_than_the_detector_is_also_searched_at_finer_sizes() -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    live = CardReader(SHIPPED, detector_size=640, detector_scales=(1.0, 0.5))
+    photo = CardReader(SHIPPED, detector_size=640, detector_scales=(1.0, 0.5), photo=True)
+    # A 12-megapixel phone photo: twice and four times the detector's size, 2560 at most.
+    assert live.detector_sizes(4032, 3024) == (640,)
+    assert photo.detector_sizes(4032, 3024) == (2560, 1280, 640)
+    # Never above the photo's own resolution, which is searched too when well above the last.
+    assert photo.detector_sizes(1280, 720) == (1280, 640)
+    assert photo.detector_sizes(1000, 750) == (992, 640, 512)
+    # A frame no larger than the detector's size is read as a live frame is.
+    assert photo.detector_sizes(640, 360) == live.detector_sizes(640, 360) == (640, 320)
+
+
+def test_a_large_photo_of_small_indices_reads_more_cards_as_a_photo() -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    from dataclasses import replace
+
+    from scorekeeper.synth.faces import FaceStyle, ProceduralPack
+    from scorekeeper.synth.scene import SceneConfig, compose_scene
+
+    pack = ProceduralPack(FaceStyle.random(np.random.default_rng(3)))
+    # Cards spread on a table photographed at 2560 px: indices 14-20 px tall, 3.5-5 px at 640.
+    config = replace(
+        SceneConfig(),
+        index_px=(14.0, 20.0),
+        tilt=(0.0, 10.0),
+        face_up=(10, 12),
+        hand_probability=0.0,
+        distractor_probability=0.0,
+    )
+    live, photo = CardReader(SHIPPED), CardReader(SHIPPED, photo=True)
+    shown = read_live = read_photo = 0
+    for seed in range(3):
+        scene = compose_scene(
+            np.random.default_rng(seed),
+            pack=pack,
+            distractor_pack=pack,
+            width=2560,
+            height=1440,
+            output_scale=1.0,
+            config=config,
+        )
+        truth = {label.label for label in scene.labels}
+        shown += len(truth)
+        read_live += len(truth & {d.card.notation for d in live.read(scene.image).cards})
+        read_photo += len(truth & {d.card.notation for d in photo.read(scene.image).cards})
+    assert shown >= 24
+    assert read_photo >= 0.9 * shown
+    assert read_photo >= read_live + 0.25 * shown
+
+
+def test_detect_reads_its_images_as_photos_unless_given_a_size(tmp_path: Path, capsys) -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    import cv2
+
+    from scorekeeper.synth.faces import FaceStyle, ProceduralPack
+    from scorekeeper.synth.scene import SceneConfig, compose_scene
+
+    pack = ProceduralPack(FaceStyle.random(np.random.default_rng(3)))
+    config = SceneConfig(
+        index_px=(14.0, 20.0), face_up=(10, 12), hand_probability=0.0, distractor_probability=0.0
+    )
+    scene = compose_scene(
+        np.random.default_rng(0),
+        pack=pack,
+        distractor_pack=pack,
+        width=2560,
+        height=1440,
+        output_scale=1.0,
+        config=config,
+    )
+    image = tmp_path / "table.png"
+    cv2.imwrite(str(image), scene.image)
+    truth = {label.label for label in scene.labels}
+
+    def cards_read(*options: str) -> set[str]:
+        assert main(["detect", str(image), "--json", *options]) == 0
+        return {card["card"] for card in json.loads(capsys.readouterr().out)[0]["cards"]}
+
+    as_photo, at_640 = cards_read(), cards_read("--size", "640")
+    assert len(as_photo & truth) >= 0.9 * len(truth)
+    assert len(at_640 & truth) < len(as_photo & truth)

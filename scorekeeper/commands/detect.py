@@ -1,7 +1,8 @@
 """``scorekeeper detect IMAGE... [--conf X] [--json] [--save DIR] [--model PATH_OR_NAME]``.
 
-Reads the Sueca cards in each image with the shipped card reader (ONNX, no torch) and prints one
-line per image, or with ``--json`` a JSON list over images:
+Reads the Sueca cards in each image with the active card reader (ONNX, no torch), as still
+photos (:attr:`scorekeeper.vision.reader.CardReader.photo`: a large photo is searched at finer
+sizes too), and prints one line per image, or with ``--json`` a JSON list over images:
 ``[{"image": PATH, "cards": [{"card": "7H", "confidence": 0.93, "box": [x1, y1, x2, y2]}]}]``.
 """
 
@@ -51,7 +52,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         default=None,
         metavar="PX",
-        help="detector input size, a multiple of 32 (default: the model's)",
+        help="detector input size, a multiple of 32 (default: the model's, and for a photo "
+        "larger than that also twice it, four times, ... up to the photo's own resolution, "
+        "2560 at most, so that a phone photo's small indices are found)",
     )
     parser.set_defaults(handler=run)
 
@@ -68,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
         )
     # On stderr: stdout stays one line per image, or the JSON alone.
     print(model_notice(args.model), file=sys.stderr, flush=True)
-    reader = CardReader(args.model, card_prob=args.conf, detector_size=args.size)
+    reader = CardReader(
+        args.model, card_prob=args.conf, detector_size=args.size, photo=args.size is None
+    )
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)
     results = []
