@@ -9,9 +9,13 @@
 3. Fanned hands: ``--fanned`` scenes of the deck held fanned (every card but the top one showing
    only the strip with its index, as a player's hand photographed from above), rendered with a
    seed enrolment never uses, read by the active model and the adapted one.
+4. Photos of fanned hands: ``--photos`` more, rendered as a phone photographs a table (2560 px
+   wide, indices 24-64 px tall), read by both models as a live frame is read and as
+   ``scorekeeper detect`` reads a photo (searched at finer sizes too).
 
-    python benchmarks/enrol_eval.py                    # all three, 8-minute fine-tune
+    python benchmarks/enrol_eval.py                    # all four, 8-minute fine-tune
     python benchmarks/enrol_eval.py --skip-adapt       # capture and fans, active model (no torch)
+    python benchmarks/enrol_eval.py --adapted DIR      # a model enrolled before, not enrolled again
 
 Everything is written under a temporary SCOREKEEPER_HOME: the real one is not touched.
 """
@@ -125,6 +129,46 @@ def measure_fanned(
     return {name: measure_cards(CardReader(model), truth) for name, model in models.items()}
 
 
+PHOTO_SEED = 4343
+PHOTO_INDEX_PX = (24, 64)
+"""A table 60-80 cm across photographed from above at 2560 px: a card's index is 24-64 px."""
+
+
+def measure_photos(
+    deck: Path, models: dict[str, str | None], *, images: int, work: Path
+) -> dict[str, object]:
+    """Card precision and recall of each model on ``images`` 2560-px photos of fanned hands of
+    ``deck``, read as a live frame (``live``) and as a still photo (``photo``)."""
+    import subprocess
+
+    from scorekeeper.paths import scene_config_path
+    from scorekeeper.vision.evaluate import labelled_images, labelled_truth, measure_cards
+    from scorekeeper.vision.reader import CardReader
+
+    config = json.loads(scene_config_path().read_text())
+    config.update(fan_probability=1.0, fans=[2, 4], index_px=list(PHOTO_INDEX_PX))
+    (work / "photos.json").write_text(json.dumps(config))
+    out = work / "photos"
+    subprocess.run(
+        [sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(out)]
+        + ["--images", str(images), "--val", "0", "--faces", str(deck)]
+        + ["--procedural-share", "0", "--config", str(work / "photos.json")]
+        + ["--imgsz", "2560", "--render-scale", "1.0", "--seed", str(PHOTO_SEED), "--quiet"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    truth = labelled_truth(list(labelled_images(out, "train")))
+    figures: dict[str, object] = {}
+    for name, model in models.items():
+        for mode in ("live", "photo"):
+            reader = CardReader(model, photo=mode == "photo")
+            began = time.perf_counter()
+            result = measure_cards(reader, truth)
+            result["seconds_per_photo"] = round((time.perf_counter() - began) / len(truth), 2)
+            figures[f"{name} {mode}"] = result
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -136,7 +180,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--fanned", type=int, default=100, help="scenes of fanned hands to read (100; 0: none)"
     )
+    parser.add_argument(
+        "--photos", type=int, default=60, help="2560-px photos of fanned hands (60; 0: none)"
+    )
     parser.add_argument("--skip-adapt", action="store_true")
+    parser.add_argument(
+        "--adapted",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a model enrolled on the deck before: measured instead of enrolling again",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not args.deck.is_dir():
@@ -152,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.json:
             print(f"capture: {figures['capture']}", flush=True)
         models: dict[str, str | None] = {"active": shipped}
-        if not args.skip_adapt:
+        if args.adapted is not None:
+            models["adapted"] = str(args.adapted)
+        elif not args.skip_adapt:
             adapted = measure_adapt(
                 args.deck, minutes=args.minutes, scenes=args.scenes, heldback=args.heldback
             )
@@ -165,7 +221,13 @@ def main(argv: list[str] | None = None) -> int:
                 args.deck, models, images=args.fanned, work=Path(home)
             )
             if not args.json:
-                print(f"fanned hands: {figures['fanned']}")
+                print(f"fanned hands: {figures['fanned']}", flush=True)
+        if args.photos:
+            figures["photos"] = measure_photos(
+                args.deck, models, images=args.photos, work=Path(home)
+            )
+            if not args.json:
+                print(f"photos of fanned hands: {figures['photos']}")
     if args.json:
         print(json.dumps(figures, indent=2))
     return 0
