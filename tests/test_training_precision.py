@@ -26,17 +26,17 @@ def test_auto_takes_bfloat16_only_where_its_step_is_clearly_faster(
     monkeypatch: pytest.MonkeyPatch, float32_s: float, bfloat16_s: float, chosen: str
 ) -> None:
     measured = {"float32": float32_s, "bfloat16": bfloat16_s}
-    monkeypatch.setattr(precision, "_step_seconds", lambda fmt, *args: measured[fmt])
+    monkeypatch.setattr(precision, "_time_formats", lambda *args: measured)
     assert choose_precision("auto", lambda: None, (8, 3, 48, 48), 41, "cpu") == chosen
 
 
 def test_a_named_precision_is_used_as_given_without_timing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def timed(*args: object) -> float:
+    def timed(*args: object) -> dict[str, float]:
         raise AssertionError("a precision given by name is not timed")
 
-    monkeypatch.setattr(precision, "_step_seconds", timed)
+    monkeypatch.setattr(precision, "_time_formats", timed)
     assert choose_precision("float32", lambda: None, (8, 3, 48, 48), 41, "cpu") == "float32"
     assert choose_precision("bfloat16", lambda: None, (8, 3, 48, 48), 41, "cpu") == "bfloat16"
 

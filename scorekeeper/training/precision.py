@@ -43,16 +43,23 @@ def choose_precision(
     :data:`PROBE_STEPS` training steps of a fresh ``network()`` on random inputs of
     ``batch_shape`` in each format. Only CPUs are timed; elsewhere ``auto`` means ``float32``.
     Leaves torch's random state as it found it."""
-    import torch
-
     check_precision(precision)
     if precision != "auto":
         return precision
-    if torch.device(device).type != "cpu":
+    if str(device).split(":")[0] != "cpu":
         return "float32"
-    with torch.random.fork_rng(devices=[]):
-        seconds = {fmt: _step_seconds(fmt, network, batch_shape, classes) for fmt in PRECISIONS[1:]}
+    seconds = _time_formats(network, batch_shape, classes)
     return "bfloat16" if seconds["bfloat16"] <= FASTER_BY * seconds["float32"] else "float32"
+
+
+def _time_formats(
+    network: Callable[[], Any], batch_shape: tuple[int, ...], classes: int
+) -> dict[str, float]:
+    """Seconds a training step takes in each format, torch's random state left as it was."""
+    import torch
+
+    with torch.random.fork_rng(devices=[]):
+        return {fmt: _step_seconds(fmt, network, batch_shape, classes) for fmt in PRECISIONS[1:]}
 
 
 def _step_seconds(
