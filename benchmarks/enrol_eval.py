@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -103,29 +104,48 @@ FANNED_SEED = 4242
 """Far from enrolment's scene seeds (``--seed`` and ``--seed`` + 1000)."""
 
 
+def render_deck_scenes(
+    deck: Path,
+    work: Path,
+    name: str,
+    *,
+    images: int,
+    seed: int,
+    scene: dict[str, object],
+    build_options: tuple[str, ...] = (),
+) -> list[Any]:
+    """``images`` scenes of ``deck`` alone, rendered with the scene ranges of
+    ``datasets/scenes.json`` changed by ``scene``, into ``work/name``; their labelled truth."""
+    import subprocess
+
+    from scorekeeper.paths import scene_config_path
+    from scorekeeper.vision.evaluate import labelled_images, labelled_truth
+
+    config = json.loads(scene_config_path().read_text())
+    config.update(scene)
+    (work / f"{name}.json").write_text(json.dumps(config))
+    out = work / name
+    subprocess.run(
+        [sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(out)]
+        + ["--images", str(images), "--val", "0", "--faces", str(deck)]
+        + ["--procedural-share", "0", "--config", str(work / f"{name}.json")]
+        + [*build_options, "--seed", str(seed), "--quiet"],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return labelled_truth(list(labelled_images(out, "train")))
+
+
 def measure_fanned(
     deck: Path, models: dict[str, str | None], *, images: int, work: Path
 ) -> dict[str, object]:
     """Card precision and recall of each model on ``images`` scenes of fanned hands of ``deck``."""
-    import subprocess
-
-    from scorekeeper.paths import scene_config_path
-    from scorekeeper.vision.evaluate import labelled_images, labelled_truth, measure_cards
+    from scorekeeper.vision.evaluate import measure_cards
     from scorekeeper.vision.reader import CardReader
 
-    config = json.loads(scene_config_path().read_text())
-    config["fan_probability"] = 1.0
-    (work / "fanned.json").write_text(json.dumps(config))
-    out = work / "fanned"
-    subprocess.run(
-        [sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(out)]
-        + ["--images", str(images), "--val", "0", "--faces", str(deck)]
-        + ["--procedural-share", "0", "--config", str(work / "fanned.json")]
-        + ["--seed", str(FANNED_SEED), "--quiet"],
-        check=True,
-        stdout=subprocess.DEVNULL,
+    truth = render_deck_scenes(
+        deck, work, "fanned", images=images, seed=FANNED_SEED, scene={"fan_probability": 1.0}
     )
-    truth = labelled_truth(list(labelled_images(out, "train")))
     return {name: measure_cards(CardReader(model), truth) for name, model in models.items()}
 
 
@@ -139,25 +159,18 @@ def measure_photos(
 ) -> dict[str, object]:
     """Card precision and recall of each model on ``images`` 2560-px photos of fanned hands of
     ``deck``, read as a live frame (``live``) and as a still photo (``photo``)."""
-    import subprocess
-
-    from scorekeeper.paths import scene_config_path
-    from scorekeeper.vision.evaluate import labelled_images, labelled_truth, measure_cards
+    from scorekeeper.vision.evaluate import measure_cards
     from scorekeeper.vision.reader import CardReader
 
-    config = json.loads(scene_config_path().read_text())
-    config.update(fan_probability=1.0, fans=[2, 4], index_px=list(PHOTO_INDEX_PX))
-    (work / "photos.json").write_text(json.dumps(config))
-    out = work / "photos"
-    subprocess.run(
-        [sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(out)]
-        + ["--images", str(images), "--val", "0", "--faces", str(deck)]
-        + ["--procedural-share", "0", "--config", str(work / "photos.json")]
-        + ["--imgsz", "2560", "--render-scale", "1.0", "--seed", str(PHOTO_SEED), "--quiet"],
-        check=True,
-        stdout=subprocess.DEVNULL,
+    truth = render_deck_scenes(
+        deck,
+        work,
+        "photos",
+        images=images,
+        seed=PHOTO_SEED,
+        scene={"fan_probability": 1.0, "fans": [2, 4], "index_px": list(PHOTO_INDEX_PX)},
+        build_options=("--imgsz", "2560", "--render-scale", "1.0"),
     )
-    truth = labelled_truth(list(labelled_images(out, "train")))
     figures: dict[str, object] = {}
     for name, model in models.items():
         for mode in ("live", "photo"):

@@ -597,40 +597,42 @@ def test_a_still_photo_larger_than_the_detector_is_also_searched_at_finer_sizes(
     assert photo.detector_sizes(640, 360) == live.detector_sizes(640, 360) == (640, 320)
 
 
-def test_a_large_photo_of_small_indices_reads_more_cards_as_a_photo() -> None:
-    if not SHIPPED.is_dir():
-        pytest.skip("no shipped model under models/sueca-reader")
-    from dataclasses import replace
-
+def _table_photo(seed: int) -> tuple[np.ndarray, set[str]]:
+    """Cards spread on a table photographed at 2560 px, their indices 14-20 px tall (3.5-5 px at
+    640), and the cards whose index shows."""
     from scorekeeper.synth.faces import FaceStyle, ProceduralPack
     from scorekeeper.synth.scene import SceneConfig, compose_scene
 
     pack = ProceduralPack(FaceStyle.random(np.random.default_rng(3)))
-    # Cards spread on a table photographed at 2560 px: indices 14-20 px tall, 3.5-5 px at 640.
-    config = replace(
-        SceneConfig(),
+    config = SceneConfig(
         index_px=(14.0, 20.0),
         tilt=(0.0, 10.0),
         face_up=(10, 12),
         hand_probability=0.0,
         distractor_probability=0.0,
     )
+    scene = compose_scene(
+        np.random.default_rng(seed),
+        pack=pack,
+        distractor_pack=pack,
+        width=2560,
+        height=1440,
+        output_scale=1.0,
+        config=config,
+    )
+    return scene.image, {label.label for label in scene.labels}
+
+
+def test_a_large_photo_of_small_indices_reads_more_cards_as_a_photo() -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
     live, photo = CardReader(SHIPPED), CardReader(SHIPPED, photo=True)
     shown = read_live = read_photo = 0
     for seed in range(3):
-        scene = compose_scene(
-            np.random.default_rng(seed),
-            pack=pack,
-            distractor_pack=pack,
-            width=2560,
-            height=1440,
-            output_scale=1.0,
-            config=config,
-        )
-        truth = {label.label for label in scene.labels}
+        image, truth = _table_photo(seed)
         shown += len(truth)
-        read_live += len(truth & {d.card.notation for d in live.read(scene.image).cards})
-        read_photo += len(truth & {d.card.notation for d in photo.read(scene.image).cards})
+        read_live += len(truth & {d.card.notation for d in live.read(image).cards})
+        read_photo += len(truth & {d.card.notation for d in photo.read(image).cards})
     assert shown >= 24
     assert read_photo >= 0.9 * shown
     assert read_photo >= read_live + 0.25 * shown
@@ -641,25 +643,9 @@ def test_detect_reads_its_images_as_photos_unless_given_a_size(tmp_path: Path, c
         pytest.skip("no shipped model under models/sueca-reader")
     import cv2
 
-    from scorekeeper.synth.faces import FaceStyle, ProceduralPack
-    from scorekeeper.synth.scene import SceneConfig, compose_scene
-
-    pack = ProceduralPack(FaceStyle.random(np.random.default_rng(3)))
-    config = SceneConfig(
-        index_px=(14.0, 20.0), face_up=(10, 12), hand_probability=0.0, distractor_probability=0.0
-    )
-    scene = compose_scene(
-        np.random.default_rng(0),
-        pack=pack,
-        distractor_pack=pack,
-        width=2560,
-        height=1440,
-        output_scale=1.0,
-        config=config,
-    )
+    photo, truth = _table_photo(0)
     image = tmp_path / "table.png"
-    cv2.imwrite(str(image), scene.image)
-    truth = {label.label for label in scene.labels}
+    cv2.imwrite(str(image), photo)
 
     def cards_read(*options: str) -> set[str]:
         assert main(["detect", str(image), "--json", *options]) == 0
