@@ -62,8 +62,8 @@ VIEW_COUNTS = (1, 2, 4)
 """How many turned views of an index crop the reader can average (:attr:`ReaderConfig.views`)."""
 PHOTO_MAX_SIZE = 2560
 """The largest detector input a still photo is searched at (:attr:`CardReader.photo`): a
-12-megapixel phone photo's indices are found at half its resolution, and memory and time (about
-0.6 s at 2560 on 2 cores) stay bounded."""
+12-megapixel phone photo (4032 px) is searched at up to 0.63 of its resolution, and time (about
+0.9 s a photo on 2 cores, every size together) and memory (~0.55 GB) stay bounded."""
 TRACKER_SETTINGS = ("min_confidence", "play_confidence")
 """The tracker thresholds a model may set for its own reads (:attr:`ReaderConfig.tracker`)."""
 
