@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from scorekeeper.rules.cards import DECK, Card, Suit
-from scorekeeper.training.precision import autocast, choose_precision
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.reader import CLASSIFIER_CLASSES, NOT_A_CARD
 
@@ -469,9 +468,6 @@ class ClassifierRecipe:
     webcam_index_px: tuple[float, float] = WEBCAM_INDEX_PX
     club_spade_weight: float = CLUB_SPADE_WEIGHT
     quarter_turn_share: float = QUARTER_TURN_SHARE
-    precision: str = "auto"
-    """The training step's number format (:mod:`scorekeeper.training.precision`): ``auto``
-    takes bfloat16 where this machine runs it faster."""
 
 
 def training_view(
@@ -539,14 +535,6 @@ def train_classifier(
         recipe.width = int(state.get("recipe", {}).get("width", recipe.width))
     # Channels-last convolutions take ~0.8 x the time of the default layout on these CPUs.
     model = build_network(width=recipe.width).to(device, memory_format=torch.channels_last)
-    precision = choose_precision(
-        recipe.precision,
-        lambda: build_network(width=recipe.width).to(device, memory_format=torch.channels_last),
-        (recipe.batch, 3, recipe.size, recipe.size),
-        len(CLASSIFIER_CLASSES),
-        device,
-    )
-    log(f"classifier: training steps in {precision}")
     n_train = len(data.context) + len(data.fixed)
     if n_train == 0:
         raise ValueError("no classifier training crops: build the data set first")
@@ -601,9 +589,8 @@ def train_classifier(
             x = to_tensor(batch).to(device, memory_format=torch.channels_last)
             y = torch.from_numpy(labels[picks]).to(device)
             optimizer.zero_grad(set_to_none=True)
-            with autocast(precision, device.type):
-                out = model(x)
-            loss = criterion(out.float(), y)
+            out = model(x)
+            loss = criterion(out, y)
             loss.backward()
             optimizer.step()
             if budget is not None:
@@ -623,7 +610,6 @@ def train_classifier(
             "val_top1": acc,
             "seconds": round(time.time() - began, 1),
             "steps": step,
-            "precision": precision,
         }
         if budget is not None and budget.seconds_per_step is not None:
             record["seconds_per_step"] = round(budget.seconds_per_step, 4)
