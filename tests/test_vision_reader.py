@@ -26,6 +26,7 @@ from scorekeeper.vision.reader import (
     with_card_view,
 )
 from scorekeeper.vision.registry import find_model
+from tests.rendered_tables import rendered_table
 
 SHIPPED = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
 
@@ -601,7 +602,7 @@ def _table_photo(seed: int) -> tuple[np.ndarray, set[str]]:
     """Cards spread on a table photographed at 2560 px, their indices 14-20 px tall (3.5-5 px at
     640), and the cards whose index shows."""
     from scorekeeper.synth.faces import FaceStyle, ProceduralPack
-    from scorekeeper.synth.scene import SceneConfig, compose_scene
+    from scorekeeper.synth.scene import SceneConfig
 
     pack = ProceduralPack(FaceStyle.random(np.random.default_rng(3)))
     config = SceneConfig(
@@ -611,16 +612,7 @@ def _table_photo(seed: int) -> tuple[np.ndarray, set[str]]:
         hand_probability=0.0,
         distractor_probability=0.0,
     )
-    scene = compose_scene(
-        np.random.default_rng(seed),
-        pack=pack,
-        distractor_pack=pack,
-        width=2560,
-        height=1440,
-        output_scale=1.0,
-        config=config,
-    )
-    return scene.image, {label.label for label in scene.labels}
+    return rendered_table(np.random.default_rng(seed), pack, config, width=2560, height=1440)
 
 
 def test_a_large_photo_of_small_indices_reads_more_cards_as_a_photo() -> None:

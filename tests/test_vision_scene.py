@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from scorekeeper.vision.detections import FrameDetections
+from tests.rendered_tables import rendered_table
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.skipif(not (MODEL / "reader.json").is_file(), reason="n
 
 def _scenes(count: int) -> list[tuple[np.ndarray, set[str]]]:
     from scorekeeper.synth.faces import FaceStyle, ProceduralPack
-    from scorekeeper.synth.scene import SceneConfig, compose_scene
+    from scorekeeper.synth.scene import SceneConfig
 
     config = SceneConfig(
         index_px=(26.0, 36.0),
@@ -36,16 +37,7 @@ def _scenes(count: int) -> list[tuple[np.ndarray, set[str]]]:
     for seed in range(count):
         rng = np.random.default_rng(2024 + seed)
         pack = ProceduralPack(FaceStyle.random(rng))
-        scene = compose_scene(
-            rng,
-            pack=pack,
-            distractor_pack=pack,
-            width=1280,
-            height=720,
-            output_scale=1.0,
-            config=config,
-        )
-        out.append((scene.image, {label.label for label in scene.labels}))
+        out.append(rendered_table(rng, pack, config, width=1280, height=720))
     return out
 
 
