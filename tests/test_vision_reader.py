@@ -586,7 +586,7 @@ def test_reading_and_noting_a_frame_searches_it_once_and_reads_as_each_alone(mon
 def test_a_still_photo_larger_than_the_detector_is_also_searched_at_finer_sizes() -> None:
     if not SHIPPED.is_dir():
         pytest.skip("no shipped model under models/sueca-reader")
-    live = CardReader(SHIPPED, detector_size=640, detector_scales=(1.0, 0.5))
+    live = CardReader(SHIPPED, detector_size=640, detector_scales=(1.0, 0.5), photo=False)
     photo = CardReader(SHIPPED, detector_size=640, detector_scales=(1.0, 0.5), photo=True)
     # A 12-megapixel phone photo: twice and four times the detector's size, 2560 at most.
     assert live.detector_sizes(4032, 3024) == (640,)
@@ -596,6 +596,26 @@ def test_a_still_photo_larger_than_the_detector_is_also_searched_at_finer_sizes(
     assert photo.detector_sizes(1000, 750) == (992, 640, 512)
     # A frame no larger than the detector's size is read as a live frame is.
     assert photo.detector_sizes(640, 360) == live.detector_sizes(640, 360) == (640, 320)
+
+
+def test_a_reader_not_told_reads_a_phone_photo_as_a_photo_and_a_webcam_frame_as_live() -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    unsaid = CardReader(SHIPPED, detector_size=640, detector_scales=(1.0, 0.5))
+    assert unsaid.detector_sizes(4032, 3024) == (2560, 1280, 640)
+    assert unsaid.detector_sizes(2048, 1536) == (2048, 1280, 640)
+    # The largest frame a table camera streams keeps the camera's speed.
+    assert unsaid.detector_sizes(1920, 1080) == (640,)
+    assert unsaid.detector_sizes(1280, 720) == (640,)
+
+
+def test_the_camera_pipelines_read_every_frame_as_live_whatever_its_size() -> None:
+    if not SHIPPED.is_dir():
+        pytest.skip("no shipped model under models/sueca-reader")
+    from scorekeeper.commands.run import reader_factory
+
+    camera_reader = reader_factory(str(SHIPPED))()
+    assert camera_reader.detector_sizes(3840, 2160) == (camera_reader.config.detector_size,)
 
 
 def _table_photo(seed: int) -> tuple[np.ndarray, set[str]]:
@@ -618,16 +638,19 @@ def _table_photo(seed: int) -> tuple[np.ndarray, set[str]]:
 def test_a_large_photo_of_small_indices_reads_more_cards_as_a_photo() -> None:
     if not SHIPPED.is_dir():
         pytest.skip("no shipped model under models/sueca-reader")
-    live, photo = CardReader(SHIPPED), CardReader(SHIPPED, photo=True)
-    shown = read_live = read_photo = 0
+    live, photo = CardReader(SHIPPED, photo=False), CardReader(SHIPPED, photo=True)
+    unsaid = CardReader(SHIPPED)
+    shown = read_live = read_photo = read_unsaid = 0
     for seed in range(3):
         image, truth = _table_photo(seed)
         shown += len(truth)
         read_live += len(truth & {d.card.notation for d in live.read(image).cards})
         read_photo += len(truth & {d.card.notation for d in photo.read(image).cards})
+        read_unsaid += len(truth & {d.card.notation for d in unsaid.read(image).cards})
     assert shown >= 24
     assert read_photo >= 0.9 * shown
     assert read_photo >= read_live + 0.25 * shown
+    assert read_unsaid == read_photo
 
 
 def test_detect_reads_its_images_as_photos_unless_given_a_size(tmp_path: Path, capsys) -> None:

@@ -164,7 +164,7 @@ def reader_factory(model: str | None) -> Any:
     def load() -> Any:
         from scorekeeper.vision.reader import CardReader
 
-        return CardReader(model)
+        return CardReader(model, photo=False)
 
     return load
 

@@ -253,7 +253,7 @@ def _video_detections(
         ) from None
     from scorekeeper.pipeline.session import reader_thresholds
 
-    reader = CardReader(args.model)
+    reader = CardReader(args.model, photo=False)
     fps = capture.fps()
 
     def frames() -> Iterator[Any]:

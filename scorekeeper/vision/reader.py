@@ -64,6 +64,11 @@ PHOTO_MAX_SIZE = 2560
 """The largest detector input a still photo is searched at (:attr:`CardReader.photo`): a
 12-megapixel phone photo (4032 px) is searched at up to 0.63 of its resolution, and time (about
 0.9 s a photo on 2 cores, every size together) and memory (~0.55 GB) stay bounded."""
+PHOTO_LONGER_SIDE = 1920
+"""A reader not told whether its frames are photos (:attr:`CardReader.photo` None) reads a frame
+whose longer side is above this as one: no webcam mode a table camera streams is larger (1920 x
+1080 at the most), and a phone photo is (2560-4032 px), so a caller that passes a phone photo to
+:meth:`CardReader.read` gets the finer search without asking for it."""
 TRACKER_SETTINGS = ("min_confidence", "play_confidence")
 """The tracker thresholds a model may set for its own reads (:attr:`ReaderConfig.tracker`)."""
 
@@ -331,11 +336,12 @@ class CardReader:
         views: int | None = None,
         first_view_sure: float | None = None,
         card_view: bool = True,
-        photo: bool = False,
+        photo: bool | None = None,
         threads: int = 2,
     ) -> None:
         """``card_view=False`` reads the indices alone even where the model has a card view;
-        ``photo=True`` reads frames as still photos (:attr:`photo`)."""
+        ``photo=True`` reads frames as still photos, ``False`` as a camera's frames, None by
+        their size (:attr:`photo`)."""
         config = ReaderConfig.load(find_model(model))
         overrides: dict[str, Any] = {}
         if not card_view:
@@ -375,7 +381,9 @@ class CardReader:
         detector's size is also searched at twice that size, four times, and so on up to its own
         resolution (at most :data:`PHOTO_MAX_SIZE`). A phone photo of four hands fanned on a table
         shows indices 25-65 px tall at 2560 px: at 640 they reach the network at 6-16 px, too
-        small for most to be found, at 1280 and 2560 at the size it was trained on."""
+        small for most to be found, at 1280 and 2560 at the size it was trained on. None: frames
+        larger than :data:`PHOTO_LONGER_SIDE` are photos; a video source says False, so a 4K
+        camera is still read at camera speed."""
         self._detector = _session(config.folder / config.detector_file, threads)
         # The classifier's threads must not spin-wait once its batch is done: they would hold the
         # detector's cores and slow the next frame's detection by half (92 -> 42 ms a 1280x720
@@ -404,7 +412,7 @@ class CardReader:
             max(32, round(min(self.config.detector_size, longer * scale) / 32) * 32)
             for scale in self.config.detector_scales
         }
-        if self.photo:
+        if self.photo or (self.photo is None and longer > PHOTO_LONGER_SIDE):
             finest = min(longer, PHOTO_MAX_SIZE) // 32 * 32
             size = self.config.detector_size * 2
             while size <= finest:
