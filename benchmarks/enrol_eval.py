@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--deck", type=Path, default=DECK, help="face pack to treat as the café's deck"
     )
-    parser.add_argument("--minutes", type=float, default=8.0, help="fine-tuning budget (8)")
+    parser.add_argument("--minutes", type=float, default=15.0, help="fine-tuning budget (15)")
     parser.add_argument("--scenes", type=int, default=400)
     parser.add_argument("--heldback", type=int, default=100)
     parser.add_argument(

@@ -46,8 +46,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--minutes",
         type=float,
-        default=8.0,
-        help="training time budget on this machine, both stages (default 8)",
+        default=15.0,
+        help="training time budget on this machine, both stages (default 15)",
     )
     parser.add_argument(
         "--detector",

@@ -42,8 +42,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--minutes",
         type=float,
-        default=10.0,
-        help="training time budget on this machine, both stages (default 10)",
+        default=15.0,
+        help="training time budget on this machine, both stages (default 15)",
     )
     parser.add_argument(
         "--detector",

@@ -104,7 +104,7 @@ class AdaptJob:
     """The model to install (its folder under the user's models)."""
     base: Path
     work: Path
-    minutes: float = 8.0
+    minutes: float = 15.0
     """Training budget, both stages together; start-up, scenes and comparison come on top."""
     detector: str = "auto"
     """``auto`` (fine-tune it where it pays, see :data:`DETECTOR_PAYS_BELOW`), ``on`` or ``off``."""
@@ -142,7 +142,7 @@ class AdaptPlan:
     ``heldback_deal_every``-th frame, seeds from :data:`HELDBACK_DEAL_FIRST` + ``seed``), whose
     frames join the held-back scenes."""
     heldback_deal_every: int = 6
-    minutes: float = 8.0
+    minutes: float = 15.0
     face_crops_per_index: int = 40
     seed: int = 7
     workers: int = 1
