@@ -10,10 +10,11 @@
    only the strip with its index, as a player's hand photographed from above), rendered with a
    seed enrolment never uses, read by the active model and the adapted one.
 4. Photos of fanned hands: ``--photos`` more, rendered as a phone photographs a table (2560 px
-   wide, indices 24-64 px tall), read by both models as a live frame is read and as
+   wide, indices 24-64 px tall, ``dataset build --camera phone``: a still, with no webcam's
+   motion blur), read by both models as a live frame is read and as
    ``scorekeeper detect`` reads a photo (searched at finer sizes too).
 
-    python benchmarks/enrol_eval.py                    # all four, 8-minute fine-tune
+    python benchmarks/enrol_eval.py                    # all four, 15-minute fine-tune
     python benchmarks/enrol_eval.py --skip-adapt       # capture and fans, active model (no torch)
     python benchmarks/enrol_eval.py --adapted DIR      # a model enrolled before, not enrolled again
 
@@ -169,7 +170,7 @@ def measure_photos(
         images=images,
         seed=PHOTO_SEED,
         scene={"fan_probability": 1.0, "fans": [2, 4], "index_px": list(PHOTO_INDEX_PX)},
-        build_options=("--imgsz", "2560", "--render-scale", "1.0"),
+        build_options=("--imgsz", "2560", "--render-scale", "1.0", "--camera", "phone"),
     )
     figures: dict[str, object] = {}
     for name, model in models.items():

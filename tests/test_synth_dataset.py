@@ -155,3 +155,48 @@ def test_faces_and_table_photos_from_folders_are_used(tmp_path: Path) -> None:
     manifest = json.loads((tmp_path / "ds" / "manifest.json").read_text())
     assert manifest["faces"] == ["my_deck"]
     assert manifest["counts"]["boxes"] > 0
+
+
+def test_a_phone_camera_renders_the_same_scenes_as_stills_that_keep_the_indices_edges(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    import numpy as np
+
+    from scorekeeper.synth.effects import CAMERAS, apply_effects
+
+    labels = {}
+    for camera in ("webcam", "phone"):
+        out = tmp_path / camera
+        assert _build(out, "--camera", camera, "--seed", "4") == 0
+        labels[camera] = {p.name: p.read_text() for p in (out / "labels").rglob("*.txt")}
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["effects"]["motion_blur_probability"] == (camera == "webcam") * 0.15
+    # The camera changes the pictures, never what lies on the table.
+    assert labels["webcam"] == labels["phone"]
+
+    # Printed ranks on a card-white ground: how much of their edges each camera's frames keep.
+    page = np.full((720, 1280, 3), 235, np.uint8)
+    for i in range(40):
+        origin = (30 + (i % 8) * 150, 40 + (i // 8) * 140)
+        ink = (20, 20, 180) if i % 2 else (20, 20, 20)
+        cv2.putText(page, "A7KQJ", origin, cv2.FONT_HERSHEY_SIMPLEX, 1.2, ink, 2)
+
+    def edges(image: np.ndarray) -> np.ndarray:
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        return cv2.Laplacian(gray, cv2.CV_32F).ravel()
+
+    kept = {
+        camera: np.median(
+            [
+                np.corrcoef(edges(page), edges(apply_effects(page, np.random.default_rng(s), c)))[
+                    0, 1
+                ]
+                for s in range(40)
+            ]
+        )
+        for camera, c in CAMERAS.items()
+    }
+    assert kept["phone"] >= 0.9
+    assert kept["phone"] >= kept["webcam"] + 0.1

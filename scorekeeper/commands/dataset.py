@@ -64,6 +64,13 @@ def register(subparsers: Any) -> None:
     )
     build.add_argument("--tables", type=Path, help="folder of table-top photos to mix in")
     build.add_argument(
+        "--camera",
+        choices=("phone", "webcam"),
+        default="webcam",
+        help="what takes the frames: a café's webcam (blur, noise, low JPEG; default) or a phone "
+        "taking still photos",
+    )
+    build.add_argument(
         "--config",
         type=Path,
         default=None,
@@ -137,6 +144,7 @@ def run_build(args: argparse.Namespace) -> int:
     from scorekeeper.synth import SynthError
     from scorekeeper.synth.contact_sheet import contact_sheet, write_sheet
     from scorekeeper.synth.dataset import BuildOptions, build_dataset
+    from scorekeeper.synth.effects import CAMERAS
     from scorekeeper.synth.faces import load_face_packs
     from scorekeeper.synth.scene import SceneConfig
     from scorekeeper.synth.tables import TableImages
@@ -165,6 +173,7 @@ def run_build(args: argparse.Namespace) -> int:
         procedural_fraction=args.procedural_share,
         workers=args.workers,
         scene=scene,
+        effects=CAMERAS[args.camera],
     )
     report = build_dataset(
         options, packs, tables, overwrite=args.overwrite, progress=not args.quiet

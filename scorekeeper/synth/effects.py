@@ -30,6 +30,21 @@ class EffectsConfig:
     jpeg_quality: tuple[int, int] = (35, 95)
 
 
+PHONE_PHOTO = EffectsConfig(
+    dim_probability=0.1,
+    motion_blur_probability=0.0,
+    focus_blur_probability=0.2,
+    noise_sigma=(0.0, 3.0),
+    jpeg_quality=(80, 95),
+)
+"""A phone's still photo of a table: the room's light and shadows as a webcam sees them, but no
+motion blur (nothing moves while a still is taken, and a webcam's streak, up to 1/90 of the frame's
+width, would smear a 2560-px photo's indices by 28 px), rarely out of focus, the sensor's noise
+mostly cleaned by the phone, and JPEG at a photo's quality."""
+
+CAMERAS = {"webcam": EffectsConfig(), "phone": PHONE_PHOTO}
+"""The effects ``scorekeeper dataset build --camera`` can render with."""
+
 _GRAIN_SIGMA = 32.0
 _GRAIN: dict[tuple[int, int], np.ndarray] = {}
 
