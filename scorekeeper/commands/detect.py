@@ -28,7 +28,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=float,
         default=None,
         metavar="X",
-        help="minimum classifier probability for a card (default: the model's, 0.5)",
+        help="minimum classifier probability for a card (default: the model's own, "
+        "thresholds.card_prob in its reader.json)",
     )
     parser.add_argument(
         "--json", action="store_true", help="print a JSON list, one entry per image"
