@@ -393,8 +393,8 @@ class CardReader:
         detector's size is also searched at twice that size, four times, and so on up to its own
         resolution (at most :data:`PHOTO_MAX_SIZE`). A phone photo of four hands fanned on a table
         shows indices 25-65 px tall at 2560 px: at 640 they reach the network at 6-16 px, too
-        small for most to be found, at 1280 and 2560 at the size it was trained on. Its unsure
-        indices get a second look (:meth:`second_look`). None: frames
+        small for most to be found, at 1280 and 2560 at the size it was trained on. A photo's
+        unsure indices get a second look (:meth:`second_look`). None: frames
         larger than :data:`PHOTO_LONGER_SIDE` are photos; a video source says False, so a 4K
         camera is still read at camera speed."""
         self._detector = _session(config.folder / config.detector_file, threads)
