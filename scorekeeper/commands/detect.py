@@ -2,7 +2,8 @@
 
 Reads the Sueca cards in each image with the active card reader (ONNX, no torch), as still
 photos (:attr:`scorekeeper.vision.reader.CardReader.photo`: a large photo is searched at finer
-sizes too, and each index left unsure is boxed and read again), and prints one line per image, or with ``--json`` a JSON list over images:
+sizes too, and each index left unsure is boxed and read again), and prints one line per image,
+or with ``--json`` a JSON list over images:
 ``[{"image": PATH, "cards": [{"card": "7H", "confidence": 0.93, "box": [x1, y1, x2, y2]}]}]``.
 """
 
