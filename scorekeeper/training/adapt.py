@@ -55,7 +55,14 @@ Log = Callable[[str], None]
 DETECTOR_PAYS_BELOW = 0.97
 """Index recall of the base detector (at its threshold) below which it is fine-tuned too."""
 DETECTOR_SHARE = 0.5
-"""Share of the budget the detector gets when fine-tuned (ultralytics fits its epochs to it)."""
+"""Share of the budget the detector gets when fine-tuned (ultralytics fits its epochs to it), up
+to :data:`DETECTOR_MINUTES`."""
+DETECTOR_MINUTES = 7.5
+"""Most minutes the detector's fine-tune gets: the rest of a longer budget goes to the classifier.
+Once a photo's unsure indices are boxed a second time, what a longer enrolment still has to buy is
+naming, not finding: photo_deck_mit's classifier fine-tuned for 40 minutes instead of 7.6 (the
+same 7.6-minute detector) read 60 rendered phone photos of its fanned hands at 0.931 recall
+instead of 0.910, at the same precision (0.981)."""
 MIN_PRECISION = 0.97
 """Thresholds for one table buy recall only while card precision on its images stays this high."""
 PLAY_CHOICE_CONFIDENCE = 0.95
@@ -556,29 +563,35 @@ def _detector_pays(job: AdaptJob, calibrate: list[Any], log: Log) -> tuple[bool,
     return pays, figures
 
 
+def budget_split(minutes: float, with_detector: bool) -> tuple[float, float]:
+    """Seconds of fine-tuning for the classifier and for the detector in a budget of ``minutes``."""
+    seconds = minutes * 60
+    detector = min(seconds * DETECTOR_SHARE, DETECTOR_MINUTES * 60) if with_detector else 0.0
+    return seconds - detector, detector
+
+
 def finetune(
     job: AdaptJob, teaching: TeachingSet, with_detector: bool, progress: Progress | None, log: Log
 ) -> Trained:
     """The real fine-tune: the classifier, then (``with_detector``) the detector, in the budget."""
-    seconds = job.minutes * 60
-    share = DETECTOR_SHARE if with_detector else 0.0
+    classifier_seconds, detector_seconds = budget_split(job.minutes, with_detector)
     minutes: dict[str, float] = {}
     steps: dict[str, Any] = {}
     began = time.time()
     classifier = finetune_classifier(
         job,
         teaching,
-        seconds * (1 - share),
+        classifier_seconds,
         progress,
         log,
-        share_of_progress=(0.0, 0.9 * (1 - share)),
+        share_of_progress=(0.0, 0.9 * classifier_seconds / max(job.minutes * 60, 1.0)),
     )
     minutes["classifier"] = round((time.time() - began) / 60, 2)
     steps["classifier"] = _last_log(classifier.parent / "log.jsonl")
     detector = None
     if with_detector:
         started = time.time()
-        detector = finetune_detector(job, teaching, seconds * share, log)
+        detector = finetune_detector(job, teaching, detector_seconds, log)
         minutes["detector"] = round((time.time() - started) / 60, 2)
     minutes["train"] = round((time.time() - began) / 60, 2)
     return Trained(classifier, detector, minutes, steps)
