@@ -19,6 +19,7 @@ from scorekeeper.learning.tiles import Tile
 from scorekeeper.paths import user_data_dir, user_models_dir
 from scorekeeper.rules.cards import DECK, Card
 from scorekeeper.rules.random_deal import random_legal_deal
+from scorekeeper.training.adapt import budget_split
 from scorekeeper.training.classifier import BudgetSchedule
 from scorekeeper.vision.boxes import as_box
 from scorekeeper.vision.registry import (
@@ -167,6 +168,14 @@ def test_the_budget_schedule_spends_the_time_measured_after_start_up() -> None:
     # measured in the run, the budget left after start-up holds ~550.
     assert 540 <= step <= 560 and abs(now - 60.0) < 0.5
     assert schedule.factor(0) < schedule.factor(step // 10) and schedule.factor(step) < 0.01
+
+
+def test_a_longer_budget_goes_to_the_classifier_once_the_detector_has_its_minutes() -> None:
+    # (classifier, detector) seconds: halves up to 7.5 detector minutes, the rest to naming.
+    assert budget_split(10, with_detector=True) == (300, 300)
+    assert budget_split(15, with_detector=True) == (450, 450)
+    assert budget_split(48, with_detector=True) == (48 * 60 - 450, 450)
+    assert budget_split(48, with_detector=False) == (48 * 60, 0)
 
 
 # -- with rendered scenes standing in for a table's kept deals -------------------------------------
