@@ -43,7 +43,10 @@ def register(subparsers: Any) -> None:
         "--minutes",
         type=float,
         default=15.0,
-        help="training time budget on this machine, both stages (default 15)",
+        help=(
+            "training minutes on this machine, both stages, the detector at most 7.5 of them "
+            "(default 15)"
+        ),
     )
     parser.add_argument(
         "--detector",
