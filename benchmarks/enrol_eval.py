@@ -11,8 +11,10 @@
    seed enrolment never uses, read by the active model and the adapted one.
 4. Photos of fanned hands: ``--photos`` more, rendered as a phone photographs a table (2560 px
    wide, indices 24-64 px tall, ``dataset build --camera phone``: a still, with no webcam's
-   motion blur), read by both models as a live frame is read and as
-   ``scorekeeper detect`` reads a photo (searched at finer sizes too).
+   motion blur; the kind of photo enrolment chooses its photo threshold on, another seed), read
+   by both models as a live frame is read and as ``scorekeeper detect`` reads a photo (searched
+   at finer sizes too, at the model's photo threshold where it has one); ``--photo-conf P ...``
+   reads them as photos again at each card probability P (``detect --conf P``).
 
     python benchmarks/enrol_eval.py                    # all four, 15-minute fine-tune
     python benchmarks/enrol_eval.py --skip-adapt       # capture and fans, active model (no torch)
@@ -151,15 +153,21 @@ def measure_fanned(
 
 
 PHOTO_SEED = 4343
-PHOTO_INDEX_PX = (24, 64)
-"""A table 60-80 cm across photographed from above at 2560 px: a card's index is 24-64 px."""
+"""Far from the seeds of the photos enrolment chooses its photo threshold on (``--seed`` + 2000)."""
 
 
 def measure_photos(
-    deck: Path, models: dict[str, str | None], *, images: int, work: Path
+    deck: Path,
+    models: dict[str, str | None],
+    *,
+    images: int,
+    work: Path,
+    card_probs: tuple[float, ...] = (),
 ) -> dict[str, object]:
     """Card precision and recall of each model on ``images`` 2560-px photos of fanned hands of
-    ``deck``, read as a live frame (``live``) and as a still photo (``photo``)."""
+    ``deck``, read as a live frame (``live``), as a still photo (``photo``) and as a still photo
+    at each of ``card_probs`` instead of the model's own (``photo@0.7``: ``detect --conf 0.7``)."""
+    from scorekeeper.training.adapt import PHOTO_BUILD, PHOTO_SCENE
     from scorekeeper.vision.evaluate import measure_cards
     from scorekeeper.vision.reader import CardReader
 
@@ -169,13 +177,15 @@ def measure_photos(
         "photos",
         images=images,
         seed=PHOTO_SEED,
-        scene={"fan_probability": 1.0, "fans": [2, 4], "index_px": list(PHOTO_INDEX_PX)},
-        build_options=("--imgsz", "2560", "--render-scale", "1.0", "--camera", "phone"),
+        scene=PHOTO_SCENE,
+        build_options=PHOTO_BUILD,
     )
     figures: dict[str, object] = {}
+    readings: list[tuple[str, bool, float | None]] = [("live", False, None), ("photo", True, None)]
+    readings += [(f"photo@{p:g}", True, p) for p in card_probs]
     for name, model in models.items():
-        for mode in ("live", "photo"):
-            reader = CardReader(model, photo=mode == "photo")
+        for mode, photo, card_prob in readings:
+            reader = CardReader(model, photo=photo, card_prob=card_prob)
             began = time.perf_counter()
             result = measure_cards(reader, truth)
             result["seconds_per_photo"] = round((time.perf_counter() - began) / len(truth), 2)
@@ -196,6 +206,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--photos", type=int, default=60, help="2560-px photos of fanned hands (60; 0: none)"
+    )
+    parser.add_argument(
+        "--photo-conf",
+        type=float,
+        nargs="+",
+        default=[],
+        metavar="P",
+        help="read the photos again at each of these card probabilities (detect --conf P)",
     )
     parser.add_argument("--skip-adapt", action="store_true")
     parser.add_argument(
@@ -238,7 +256,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"fanned hands: {figures['fanned']}", flush=True)
         if args.photos:
             figures["photos"] = measure_photos(
-                args.deck, models, images=args.photos, work=Path(home)
+                args.deck,
+                models,
+                images=args.photos,
+                work=Path(home),
+                card_probs=tuple(args.photo_conf),
             )
             if not args.json:
                 print(f"photos of fanned hands: {figures['photos']}")

@@ -141,6 +141,15 @@ def test_models_shows_what_each_model_learned_from_and_its_figures(capsys) -> No
                 "judged_on": "3 held-out deals of play",
                 "before": {"card_precision": 0.91, "card_recall": 0.8},
                 "after": {"card_precision": 0.98, "card_recall": 0.95},
+                "photo_threshold": {
+                    "on": "40 rendered phone photos of the deck's fanned hands",
+                    "photo_card_prob": 0.8,
+                    "rows": [
+                        {"card_prob": 0.9, "card_precision": 0.991, "card_recall": 0.879},
+                        {"card_prob": 0.8, "card_precision": 0.984, "card_recall": 0.914},
+                        {"card_prob": 0.7, "card_precision": 0.974, "card_recall": 0.934},
+                    ],
+                },
             }
         )
     )
@@ -149,6 +158,10 @@ def test_models_shows_what_each_model_learned_from_and_its_figures(capsys) -> No
     assert "learned from deck cafe faces + 12 deals of play" in line
     assert (
         "card P/R 0.98/0.95 on 3 held-out deals of play (model it started from: 0.91/0.80)" in line
+    )
+    assert (
+        "as photos, card P/R 0.98/0.91 on 40 rendered phone photos of the deck's fanned hands "
+        "(card_prob 0.8)" in line
     )
     assert main(["models", "--json"]) == 0
     listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)["models"]}
@@ -306,9 +319,14 @@ def test_a_learned_model_that_is_not_better_is_never_installed_nor_the_default(
     from scorekeeper.pipeline.session import reader_thresholds
     from scorekeeper.vision.reader import CardReader
 
-    staged_dir = user_data_dir() / "work" / "sueca-reader-play" / "candidate-thresholds"
+    # Installing the candidate moves its folder from the work area to the models.
+    staged_dir = (
+        result.model
+        if result.model is not None and result.chosen == "thresholds"
+        else user_data_dir() / "work" / "sueca-reader-play" / "candidate-thresholds"
+    )
     staged = CardReader(staged_dir)
-    shipped_floor = reader_thresholds(CardReader()).play_confidence
+    shipped_floor = reader_thresholds(CardReader(DEFAULT_MODEL)).play_confidence
     assert reader_thresholds(staged).play_confidence > shipped_floor
     # The thresholds were chosen where the precision floor holds by more than chance, or the
     # choice says there were too few cards to tell.

@@ -171,5 +171,7 @@ def test_enrol_refuses_the_shipped_model_name_and_bad_budgets(capsys) -> None:
     assert "shipped model" in capsys.readouterr().err
     assert main(["enrol", "--source", "x", "--name", "cafe", "--minutes", "0"]) == 2
     assert "--minutes" in capsys.readouterr().err
+    assert main(["enrol", "--source", "x", "--name", "cafe", "--photos", "-1"]) == 2
+    assert "--photos 0 or more" in capsys.readouterr().err
     assert main(["enrol", "--source", "x", "--name", "no good"]) == 2
     assert "letters, digits" in capsys.readouterr().err

@@ -672,7 +672,7 @@ def test_detect_reads_its_images_as_photos_unless_given_a_size(tmp_path: Path, c
 
 
 class _FirstLookOnly(CardReader):
-    def second_look(self, frame_bgr: np.ndarray, readings: list) -> list:
+    def second_look(self, frame_bgr: np.ndarray, readings: list, card_prob: float) -> list:
         return readings
 
 
@@ -734,3 +734,49 @@ def test_only_a_photo_gets_a_second_look() -> None:
     photo.read(image)
     # The same frame read as a photo: its unsure indices are searched again, one window each.
     assert photo.searches > len(photo.detector_sizes(1280, 720))
+
+
+# -- a photo threshold -----------------------------------------------------------------------------
+
+
+def _with_photo_card_prob(tmp_path: Path, value: object) -> Path:
+    model = _copy_model(tmp_path)
+    path = model / "reader.json"
+    config = json.loads(path.read_text())
+    config["thresholds"]["photo_card_prob"] = value
+    path.write_text(json.dumps(config))
+    return model
+
+
+def _cards(reader: CardReader, image: np.ndarray) -> set[str]:
+    return {d.card.notation for d in reader.read(image).cards}
+
+
+def test_a_model_with_a_photo_threshold_reads_photos_at_it_and_camera_frames_at_its_own(
+    tmp_path: Path,
+) -> None:
+    model = _with_photo_card_prob(tmp_path, 0.5)
+    own = CardReader(SHIPPED).config.card_prob
+    assert own > 0.5
+    photo, _ = _fanned_photo(3, 4, width=2560)
+    at_photo_threshold = _cards(CardReader(SHIPPED, photo=True, card_prob=0.5), photo)
+    at_own = _cards(CardReader(SHIPPED, photo=True), photo)
+    assert len(at_photo_threshold) > len(at_own)
+    assert _cards(CardReader(model), photo) == at_photo_threshold
+    # A threshold the caller asks for (`detect --conf`) holds for photos too.
+    assert _cards(CardReader(model, card_prob=own), photo) == at_own
+
+    # A camera's frame keeps the model's own threshold, whatever the photo threshold says.
+    frame, _ = _fanned_photo(3, 4, width=1280)
+    assert len(_cards(CardReader(SHIPPED, card_prob=0.5), frame)) > len(
+        _cards(CardReader(SHIPPED), frame)
+    )
+    assert _cards(CardReader(model), frame) == _cards(CardReader(SHIPPED), frame)
+
+
+@pytest.mark.parametrize("value", [1.5, 0, "high", True])
+def test_a_malformed_photo_threshold_is_named_in_one_line(tmp_path: Path, value: object) -> None:
+    model = _with_photo_card_prob(tmp_path, value)
+    with pytest.raises(ModelError, match=r"photo_card_prob .*probability in \(0, 1\]") as info:
+        CardReader(model)
+    assert "\n" not in str(info.value)

@@ -30,7 +30,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=None,
         metavar="X",
         help="minimum classifier probability for a card (default: the model's own, "
-        "thresholds.card_prob in its reader.json)",
+        "thresholds.card_prob in its reader.json, or for a photo its photo_card_prob where an "
+        "enrolment chose one)",
     )
     parser.add_argument(
         "--json", action="store_true", help="print a JSON list, one entry per image"

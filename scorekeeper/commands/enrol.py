@@ -72,6 +72,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="rendered deals of the deck whose frames join the held-back scenes (1; 0: none)",
     )
     parser.add_argument(
+        "--photos",
+        type=int,
+        default=40,
+        help="rendered phone photos of the deck's fanned hands to choose the photo threshold on "
+        "(40; 0: photos read at the live threshold)",
+    )
+    parser.add_argument(
         "--accept-guesses",
         action="store_true",
         help="take the reader's best guess for doubtful cards instead of asking",
@@ -99,10 +106,16 @@ def run(args: argparse.Namespace) -> int:
         raise ScorekeeperError(
             f"{DEFAULT_MODEL!r} is the shipped model's name: give the deck another name"
         )
-    if args.minutes <= 0 or args.scenes < 10 or args.heldback < 10 or args.heldback_deals < 0:
+    if (
+        args.minutes <= 0
+        or args.scenes < 10
+        or args.heldback < 10
+        or args.heldback_deals < 0
+        or args.photos < 0
+    ):
         raise ScorekeeperError(
             "--minutes must be above 0, --scenes and --heldback at least 10, "
-            "--heldback-deals 0 or more"
+            "--heldback-deals and --photos 0 or more"
         )
     base = find_model(args.model)
     pack = _collect(args, name, base)
@@ -166,6 +179,7 @@ def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         scenes=args.scenes,
         heldback=args.heldback,
         heldback_deals=args.heldback_deals,
+        photos=args.photos,
         minutes=args.minutes,
         detector=args.detector,
     )
@@ -235,6 +249,8 @@ def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         str(args.heldback),
         "--heldback-deals",
         str(args.heldback_deals),
+        "--photos",
+        str(args.photos),
         "--detector",
         args.detector,
         "--accept-guesses",

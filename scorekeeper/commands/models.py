@@ -72,12 +72,19 @@ def taught(model: Any) -> dict[str, Any]:
     if not record:
         return {}
     learned = record.get("learned_from") or {"deck": record.get("deck"), "deals": 0}
-    return {
+    facts = {
         "learned_from": {"deck": learned.get("deck"), "deals": int(learned.get("deals", 0))},
         "judged_on": record.get("judged_on", "held-back scenes of the deck"),
         "before": record.get("before", {}),
         "after": record.get("after", {}),
     }
+    photos = record.get("photo_threshold") or {}
+    chosen = [
+        r for r in photos.get("rows", []) if r.get("card_prob") == photos.get("photo_card_prob")
+    ]
+    if chosen:
+        facts["photos"] = {"on": photos.get("on", "photos"), **chosen[0]}
+    return facts
 
 
 def describe(model: Any) -> str:
@@ -89,10 +96,16 @@ def describe(model: Any) -> str:
     sources = [f"deck {learned['deck']} faces"] if learned.get("deck") else []
     if learned["deals"]:
         sources.append(f"{learned['deals']} deal{'s' if learned['deals'] != 1 else ''} of play")
+    photos = (
+        f"; as photos, card P/R {_pr(facts['photos'])} on {facts['photos']['on']} "
+        f"(card_prob {facts['photos']['card_prob']:g})"
+        if "photos" in facts
+        else ""
+    )
     return (
         f"learned from {' + '.join(sources) or 'nothing recorded'}: card P/R "
         f"{_pr(facts['after'])} on {facts['judged_on']} "
-        f"(model it started from: {_pr(facts['before'])})"
+        f"(model it started from: {_pr(facts['before'])}){photos}"
     )
 
 

@@ -4,11 +4,12 @@ The kept deals of the model's deck (:mod:`scorekeeper.learning.keep`) are split:
 counting back from the newest, is held out (at least one); the others are taught. Each tile is put
 back at its place in a grey frame of the camera's size, so the detector sees the indices at the
 scale the camera shows them. The deck's rendered scenes and faces, where enrolment left them, are
-taught too, so the reader does not forget the rest of the deck. Then the one path enrolment takes
-(:func:`scorekeeper.training.adapt.run_adaptation`): fine-tune, thresholds on half the held-out
-frames (their precision held above the floor by more than chance on so few cards), comparison on
-the other half, and the new model ``<deck>-play`` made the default only if it reads the held-out
-deals better. A worse one is not installed.
+taught too, so the reader does not forget the rest of the deck, and its rendered phone photos
+choose the new model's photo threshold as they did the enrolled one's. Then the one path
+enrolment takes (:func:`scorekeeper.training.adapt.run_adaptation`): fine-tune, thresholds on half
+the held-out frames (their precision held above the floor by more than chance on so few cards),
+comparison on the other half, and the new model ``<deck>-play`` made the default only if it reads
+the held-out deals better. A worse one is not installed.
 """
 
 from __future__ import annotations
@@ -167,11 +168,14 @@ def teaching_set(
     faces = (
         deck_face_crops(pack, per_index=12, seed=plan.seed) if (pack / "Ah.png").is_file() else None
     )
+    # Enrolment's phone photos of the deck: the learned model's photo threshold is chosen on them.
+    photos = user_data_dir() / "work" / deck / "photos"
     return TeachingSet(
         train=train,
         judged=labelled_set(judged),
         crop_sets=crop_sets,
         face_crops=faces,
+        photos=labelled_set(photos) if (photos / "data.yaml").is_file() else [],
         judged_on=f"{len(held)} held-out deal{'s' if len(held) != 1 else ''} of play",
     )
 

@@ -23,7 +23,10 @@ One code path for two kinds of teaching material (:class:`TeachingSet`):
    :data:`PLAY_CHOICE_CONFIDENCE` interval);
 4. measures the base model as installed and every candidate on the judging half (the other images,
    the same for all), keeps the best candidate, and makes it the default only if its card F1 beats
-   the base model's by more than noise (:func:`is_better`). The base model is never changed.
+   the base model's by more than noise (:func:`is_better`). The base model is never changed;
+5. chooses the kept model's photo threshold on rendered phone photos of the deck's fanned hands,
+   where there are some (:func:`scorekeeper.training.thresholds.choose_photo_card_prob`,
+   :data:`PHOTO_MIN_PRECISION`).
 
 Work goes to ``<user data>/work/<name>``; the model is installed under
 :func:`scorekeeper.paths.user_models_dir` with ``enrol.json`` (what it learned from, all figures,
@@ -77,6 +80,17 @@ lost no deal. Enrolment does not: its held-back scenes read lower precision than
 deck does, so the plain floor is already strict there; with the interval nicu-ornamental's
 enrolled model took detector threshold 0.25 for 0.05 and named 0.839 of the benchmark deals'
 sharp sightings for 0.931, at precision 0.998 for 0.995, every play right either way."""
+PHOTO_MIN_PRECISION = 0.98
+"""The photo threshold (:func:`scorekeeper.training.thresholds.choose_photo_card_prob`) buys
+recall only while card precision on the deck's rendered phone photos stays this high: a photo is
+read once, with no later frame to outvote a false card as a game's frames do."""
+PHOTO_SCENE = {"fan_probability": 1.0, "fans": [2, 4], "index_px": [24, 64]}
+"""Phone photos of the deck: two to four hands fanned on a table 60-80 cm across, photographed
+from above at 2560 px, where a card's index is 24-64 px tall."""
+PHOTO_BUILD = ("--imgsz", "2560", "--render-scale", "1.0", "--camera", "phone")
+"""``dataset build`` options that render a scene as a phone's still photo (no webcam blur)."""
+PHOTO_SEED = 2000
+"""Added to the plan's seed for the photos: clear of its scenes (+0) and held-back ones (+1000)."""
 DETECTOR_MODES = ("auto", "on", "off")
 ADAPTED_TRACKER = {"min_confidence": 0.15, "play_confidence": 0.25}
 """Tracker thresholds every adapted model sets for its own reads (``reader.json``'s ``tracker``).
@@ -103,6 +117,9 @@ class TeachingSet:
     """Folder crop sets (``train/<class>/``), for ``not_a_card`` examples."""
     face_crops: tuple[Any, Any] | None = None
     """Context crops cut from the deck's faces (:mod:`scorekeeper.training.face_crops`)."""
+    photos: list[Any] = field(default_factory=list)
+    """Labelled phone photos of the deck's fanned hands that no training saw: the kept model's
+    photo threshold is chosen on them (none: photos are read at its ``card_prob``)."""
 
 
 @dataclass
@@ -149,6 +166,9 @@ class AdaptPlan:
     ``heldback_deal_every``-th frame, seeds from :data:`HELDBACK_DEAL_FIRST` + ``seed``), whose
     frames join the held-back scenes."""
     heldback_deal_every: int = 6
+    photos: int = 40
+    """Phone photos of the deck's fanned hands rendered to choose the photo threshold on
+    (:data:`PHOTO_SCENE`; 0: none, photos are read at the live ``card_prob``)."""
     minutes: float = 15.0
     face_crops_per_index: int = 40
     seed: int = 7
@@ -247,9 +267,21 @@ HELDBACK_DEAL_FIRST = 20000
 10000, and 19000-19999 for the unseen decks)."""
 
 
-def build_scenes(plan: AdaptPlan, log: Log = print) -> tuple[Path, Path, Path | None]:
-    """Training scenes (the deck + the usual mix), held-back scenes of the deck alone, and the
-    frames of its held-back deals (None when ``plan.heldback_deals`` is 0).
+@dataclass
+class DeckScenes:
+    """What :func:`build_scenes` rendered of a deck."""
+
+    train: Path
+    heldback: Path
+    deal_frames: Path | None
+    """The held-back deals' frames (None when the plan has none)."""
+    photos: Path | None
+    """Phone photos of fanned hands (None when the plan has none)."""
+
+
+def build_scenes(plan: AdaptPlan, log: Log = print) -> DeckScenes:
+    """Training scenes (the deck + the usual mix), held-back scenes of the deck alone, the
+    frames of its held-back deals, and phone photos of its fanned hands.
 
     Thresholds chosen on still scenes alone were too strict for a game: the scenes show whole,
     sharp indices, a deal shows them half covered, sliding and small. Enrolled so, a deck with
@@ -325,6 +357,9 @@ def build_scenes(plan: AdaptPlan, log: Log = print) -> tuple[Path, Path, Path | 
                 ],
             )
         )
+    photos = plan.work / "photos"
+    if plan.photos > 0:
+        jobs.append((photos, photo_command(plan, photos)))
     for folder, command in jobs:
         if (folder / "data.yaml").is_file() or (folder / "summary.json").is_file():
             log(f"scenes: {folder} exists, kept")
@@ -334,7 +369,31 @@ def build_scenes(plan: AdaptPlan, log: Log = print) -> tuple[Path, Path, Path | 
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise TrainingSetupError(f"rendering scenes of {plan.deck} failed: {tail[0]}")
-    return train, heldback, (deals / "frames" if plan.heldback_deals > 0 else None)
+    return DeckScenes(
+        train=train,
+        heldback=heldback,
+        deal_frames=deals / "frames" if plan.heldback_deals > 0 else None,
+        photos=photos if plan.photos > 0 else None,
+    )
+
+
+def photo_command(plan: AdaptPlan, out: Path) -> list[str]:
+    """The ``dataset build`` command that renders ``plan.photos`` phone photos of the deck's
+    fanned hands into ``out`` (its scene settings written beside it)."""
+    from scorekeeper.paths import scene_config_path
+
+    default = scene_config_path()
+    settings = json.loads(default.read_text()) if default.is_file() else {}
+    settings.update(PHOTO_SCENE)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    config = out.parent / "photos.json"
+    config.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    return [
+        *(sys.executable, "-m", "scorekeeper", "dataset", "build", "--quiet", "--overwrite"),
+        *("--workers", str(plan.workers), "--out", str(out), "--images", str(plan.photos)),
+        *("--val", "0", "--seed", str(plan.seed + PHOTO_SEED), "--faces", str(plan.deck)),
+        *("--procedural-share", "0", "--config", str(config), *PHOTO_BUILD),
+    ]
 
 
 def labelled_set(folder: Path) -> list[Any]:
@@ -365,12 +424,13 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print
     began = time.time()
     if progress:
         progress("scenes", 0.0, None)
-    scenes, heldback, deal_frames = build_scenes(plan, log)
+    rendered_sets = build_scenes(plan, log)
+    scenes = rendered_sets.train
     scene_minutes = round((time.time() - began) / 60, 2)
-    judged, judged_on = labelled_set(heldback), "held-back scenes of the deck"
-    if deal_frames is not None:
+    judged, judged_on = labelled_set(rendered_sets.heldback), "held-back scenes of the deck"
+    if rendered_sets.deal_frames is not None:
         # split_judged halves by alternate positions, so each half gets half of both kinds.
-        judged += labelled_set(deal_frames)
+        judged += labelled_set(rendered_sets.deal_frames)
         rendered = (
             "a rendered deal"
             if plan.heldback_deals == 1
@@ -383,6 +443,7 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print
         judged=judged,
         judged_on=judged_on,
         face_crops=deck_face_crops(plan.deck, per_index=plan.face_crops_per_index, seed=plan.seed),
+        photos=labelled_set(rendered_sets.photos) if rendered_sets.photos else [],
     )
     job = AdaptJob(
         name=plan.name,
@@ -399,6 +460,7 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print
             "heldback_scenes": plan.heldback,
             "heldback_deals": plan.heldback_deals,
             "train_scenes": plan.scenes,
+            "photos": plan.photos,
         },
     )
     result = run_adaptation(job, teaching, progress=progress, log=log)
@@ -437,6 +499,7 @@ def run_adaptation(
     trainer: Trainer | None = None,
 ) -> AdaptResult:
     """Fine-tune ``job.base`` on ``teaching``; keep the result only if it is better (see module)."""
+    from scorekeeper.training.thresholds import choose_photo_card_prob
     from scorekeeper.vision.evaluate import labelled_truth, measure_cards
     from scorekeeper.vision.metrics import card_f1
     from scorekeeper.vision.reader import CardReader
@@ -464,9 +527,21 @@ def run_adaptation(
     chosen = max(figures, key=lambda kind: card_f1(figures[kind]))
     after = figures[chosen]
     better = is_better(before, after)
+    compared = time.time()
+    photo_threshold = (
+        choose_photo_card_prob(
+            candidates[chosen],
+            teaching.photos,
+            on=f"{len(teaching.photos)} rendered phone photos of the deck's fanned hands",
+            min_precision=PHOTO_MIN_PRECISION,
+        )
+        if teaching.photos and (better or job.install_when_worse)
+        else None
+    )
     minutes = {
         **trained.minutes,
-        "compare": round((time.time() - started) / 60, 2),
+        "compare": round((compared - started) / 60, 2),
+        "photo_threshold": round((time.time() - compared) / 60, 2),
         "total": round((time.time() - began) / 60, 2),
     }
     record = {
@@ -486,6 +561,7 @@ def run_adaptation(
             "fine_tuned": trained.detector is not None,
             "base_on_calibration": detector_figures,
         },
+        "photo_threshold": photo_threshold,
         "minutes": minutes,
         "budget_minutes": job.minutes,
         "steps": trained.steps,

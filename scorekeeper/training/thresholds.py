@@ -10,6 +10,9 @@ Two steps, both written to the model's ``reader.json``:
    card recall whose precision is at least :data:`MIN_PRECISION`; where none reaches it, the one
    with the best F1.
 
+A model may also carry ``photo_card_prob``, the ``card_prob`` its reader takes for a still photo,
+chosen on labelled photos read as photos (:func:`choose_photo_card_prob`).
+
 Thresholds chosen on clean synthetic scenes were too strict for real webcams (card_prob 0.7 cost
 about 20 points of recall on real photos), so the frames should look like what a webcam delivers:
 the webcam-scale view of a labelled photo set (:mod:`scorekeeper.vision.webcam_scale`).
@@ -166,6 +169,9 @@ def choose_on(
     config["classifier"]["temperature"] = temperature
     config["thresholds"]["index_conf"] = best["index_conf"]
     config["thresholds"]["card_prob"] = best["card_prob"]
+    # A photo threshold belongs to the classifier it was chosen for, not to this one.
+    config["thresholds"].pop("photo_card_prob", None)
+    config.pop("photo_threshold_choice", None)
     if "card_view_weight" in best:
         config["classifier"]["card_view"]["weight"] = best["card_view_weight"]
     rule = best.pop("rule")
@@ -180,4 +186,48 @@ def choose_on(
     }
     path.write_text(json.dumps(config, indent=2) + "\n")
     choice: dict[str, Any] = config["threshold_choice"]
+    return choice
+
+
+PHOTO_ROW_FIGURES = ("images", "card_precision", "card_recall", "tp", "fp", "fn")
+
+
+def choose_photo_card_prob(
+    model_dir: Path, photos: Sequence[Any], *, on: str, min_precision: float
+) -> dict[str, Any]:
+    """Read the labelled ``photos`` as still photos at the model's ``card_prob`` and at each lower
+    one of :data:`CARD_PROBS`; the one with the most card recall whose precision is at least
+    ``min_precision`` becomes ``thresholds.photo_card_prob`` in ``reader.json`` (left out where it
+    is the ``card_prob`` itself, or where no probability reaches the floor). The rows measured and
+    the rule go to ``photo_threshold_choice``.
+
+    The sweep goes down from ``card_prob`` and stops at the first probability under the floor:
+    precision only falls as the probability does, and each row costs a reading of every photo."""
+    from scorekeeper.vision.evaluate import labelled_truth, measure_cards
+    from scorekeeper.vision.reader import CardReader
+
+    path = model_dir / "reader.json"
+    config = json.loads(path.read_text())
+    live = float(config["thresholds"]["card_prob"])
+    truth = labelled_truth(photos)
+    rows: list[dict[str, Any]] = []
+    for card_prob in sorted({live, *(p for p in CARD_PROBS if p < live)}, reverse=True):
+        figures = measure_cards(CardReader(model_dir, photo=True, card_prob=card_prob), truth)
+        rows.append({"card_prob": card_prob, **{k: figures[k] for k in PHOTO_ROW_FIGURES}})
+        if math.isnan(figures["card_precision"]) or figures["card_precision"] < min_precision:
+            break
+    good = [r for r in rows if r["card_precision"] >= min_precision]
+    best = max(good, key=lambda r: (r["card_recall"], r["card_prob"])) if good else None
+    if best is not None and best["card_prob"] < live:
+        config["thresholds"]["photo_card_prob"] = best["card_prob"]
+    else:
+        config["thresholds"].pop("photo_card_prob", None)
+    choice = {
+        "on": on,
+        "rule": f"recall at precision >= {min_precision}, card_prob {live} or lower",
+        "photo_card_prob": config["thresholds"].get("photo_card_prob", live),
+        "rows": rows,
+    }
+    config["photo_threshold_choice"] = choice
+    path.write_text(json.dumps(config, indent=2) + "\n")
     return choice

@@ -127,6 +127,10 @@ class ReaderConfig:
     nms_iou: float = 0.5
     card_prob: float = 0.5
     """Classifier probability to accept a reading. Higher trades recall for precision."""
+    photo_card_prob: float | None = None
+    """``card_prob`` for a still photo (:attr:`CardReader.photo`), where it differs: a photo is
+    searched at finer sizes and its unsure indices get a second look, so it keeps its precision
+    at a lower probability than a live frame does. None: ``card_prob`` for photos too."""
     corner_reach: float = 7.0
     """How far apart (in index heights) two indices read as the same card may be and still count as
     the two corners of one card."""
@@ -232,6 +236,7 @@ class ReaderConfig:
             index_conf=float(thresholds.get("index_conf", defaults.index_conf)),
             nms_iou=float(thresholds.get("nms_iou", defaults.nms_iou)),
             card_prob=float(thresholds.get("card_prob", defaults.card_prob)),
+            photo_card_prob=_photo_card_prob(thresholds.get("photo_card_prob"), path),
             corner_reach=float(thresholds.get("corner_reach", defaults.corner_reach)),
             joint_corners=joint,
             **card_view,
@@ -242,6 +247,17 @@ class ReaderConfig:
                 if k not in {"detector", "classifier", "thresholds", "tracker"}
             },
         )
+
+
+def _photo_card_prob(value: Any, path: Path) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise ModelError(
+            f"model file {path} gives thresholds.photo_card_prob {value!r}: it must be a "
+            "probability in (0, 1] or left out; restore reader.json from git or enrol again"
+        )
+    return float(value)
 
 
 def _card_view_settings(section: Any, path: Path) -> dict[str, Any]:
@@ -369,7 +385,9 @@ class CardReader:
         if index_conf is not None:
             overrides["index_conf"] = float(index_conf)
         if card_prob is not None:
+            # Asked for by the caller, it holds for photos and live frames alike.
             overrides["card_prob"] = float(card_prob)
+            overrides["photo_card_prob"] = None
         if temperature is not None:
             overrides["temperature"] = float(temperature)
         if views is not None:
@@ -394,7 +412,8 @@ class CardReader:
         resolution (at most :data:`PHOTO_MAX_SIZE`). A phone photo of four hands fanned on a table
         shows indices 25-65 px tall at 2560 px: at 640 they reach the network at 6-16 px, too
         small for most to be found, at 1280 and 2560 at the size it was trained on. A photo's
-        unsure indices get a second look (:meth:`second_look`). None: frames
+        unsure indices get a second look (:meth:`second_look`), and a card needs
+        ``photo_card_prob`` where the model has one (:meth:`card_prob_for`). None: frames
         larger than :data:`PHOTO_LONGER_SIDE` are photos; a video source says False, so a 4K
         camera is still read at camera speed."""
         self._detector = _session(config.folder / config.detector_file, threads)
@@ -422,6 +441,13 @@ class CardReader:
         if self.photo is not None:
             return self.photo
         return max(width, height) > PHOTO_LONGER_SIDE
+
+    def card_prob_for(self, width: int, height: int) -> float:
+        """The classifier probability a card needs in a frame of ``width`` x ``height``."""
+        photo_card_prob = self.config.photo_card_prob
+        if photo_card_prob is not None and self.reads_as_photo(width, height):
+            return photo_card_prob
+        return self.config.card_prob
 
     def detector_sizes(self, width: int, height: int) -> tuple[int, ...]:
         """The detector input sizes (longer side; multiples of 32, largest first) a frame of
@@ -592,7 +618,11 @@ class CardReader:
         ]
 
     def read_possible_cards(
-        self, frame_bgr: np.ndarray, *, detected: Detected | None = None
+        self,
+        frame_bgr: np.ndarray,
+        *,
+        detected: Detected | None = None,
+        card_prob: float | None = None,
     ) -> list[IndexReading]:
         """The indices that can still be named a card at ``card_prob``: the readings of
         :meth:`read_indices` that :func:`combine_indices` would keep, read for fewer classifier
@@ -609,10 +639,12 @@ class CardReader:
         count = self.config.views
         if count == 1:
             return self.read_indices(frame_bgr, detected=detected)
+        if card_prob is None:
+            card_prob = self.config.card_prob
         if self.config.joint_corners:
             floor = JOINT_FIRST_VIEW
         else:
-            floor = count * self.config.card_prob - (count - 1) - 1e-6
+            floor = count * card_prob - (count - 1) - 1e-6
         boxes, scores = detected if detected is not None else self.detect_indices(frame_bgr)
         box_list = [as_box(b) for b in boxes]
         views = [self._views_of(frame_bgr, box) for box in box_list]
@@ -637,7 +669,7 @@ class CardReader:
         ]
 
     def second_look(
-        self, frame_bgr: np.ndarray, readings: list[IndexReading]
+        self, frame_bgr: np.ndarray, readings: list[IndexReading], card_prob: float
     ) -> list[IndexReading]:
         """``readings`` with each unsure index (its likeliest card between
         :data:`SECOND_LOOK_FLOOR` and ``card_prob``) boxed again by the detector in a window
@@ -653,7 +685,7 @@ class CardReader:
         cards = len(DECK)
         again: list[tuple[int, Box]] = []
         for i, reading in enumerate(readings):
-            if not SECOND_LOOK_FLOOR <= reading.probs[:cards].max() < self.config.card_prob:
+            if not SECOND_LOOK_FLOOR <= reading.probs[:cards].max() < card_prob:
                 continue
             cx, cy = center(reading.box)
             half = reading.height * SECOND_LOOK_SPAN / 2.0
@@ -686,19 +718,20 @@ class CardReader:
                 f"frame {frame_index}: expected an H x W x 3 BGR image, got shape {shape}"
             )
         height, width = frame_bgr.shape[:2]
-        readings = self.read_possible_cards(frame_bgr, detected=detected)
+        card_prob = self.card_prob_for(width, height)
+        readings = self.read_possible_cards(frame_bgr, detected=detected, card_prob=card_prob)
         if self.reads_as_photo(width, height):
-            readings = self.second_look(frame_bgr, readings)
+            readings = self.second_look(frame_bgr, readings, card_prob)
         if self._card_view is not None:
             readings = with_card_views(
                 readings,
                 lambda unsure: self.card_view_probs(frame_bgr, [readings[i].box for i in unsure]),
-                card_prob=self.config.card_prob,
+                card_prob=card_prob,
                 weight=self.config.card_view_weight,
             )
         cards = combine_indices(
             readings,
-            card_prob=self.config.card_prob,
+            card_prob=card_prob,
             corner_reach=self.config.corner_reach,
             joint_corners=self.config.joint_corners,
         )
