@@ -61,10 +61,13 @@ def _labelled_scenes(folder: Path, *, images: int) -> list[evaluate.LabelledImag
 
 
 def _photos_read_as(
-    monkeypatch: pytest.MonkeyPatch, precision_by_card_prob: dict[float, float]
+    monkeypatch: pytest.MonkeyPatch,
+    precision_by_card_prob: dict[float, float],
+    *,
+    right: int = 800,
 ) -> list[float]:
-    """Every photo reading gives the precision listed for its card_prob (recall rises as the
-    probability falls); the card_probs read, in order."""
+    """Every photo reading names ``right`` cards right, and wrong ones for the precision listed
+    for its card_prob (recall rises as the probability falls); the card_probs read, in order."""
     read: list[float] = []
 
     def measure(reader: CardReader, truth: Any) -> dict[str, Any]:
@@ -76,8 +79,8 @@ def _photos_read_as(
             "images": 40,
             "card_precision": precision,
             "card_recall": round(1.5 - card_prob, 3),
-            "tp": 800,
-            "fp": round(800 * (1 / precision - 1)),
+            "tp": right,
+            "fp": round(right * (1 / precision - 1)),
             "fn": 100,
         }
 
@@ -91,7 +94,9 @@ def test_photos_take_the_lowest_probability_still_at_the_floor_and_no_lower_one_
 ) -> None:
     model = _model(tmp_path, card_prob=0.9)
     read = _photos_read_as(monkeypatch, {0.9: 0.991, 0.8: 0.984, 0.7: 0.974, 0.6: 0.96})
-    choice = choose_photo_card_prob(model, ["photo"], on="test photos", min_precision=0.98)
+    choice = choose_photo_card_prob(
+        model, ["photo"], on="test photos", min_precision=0.97, confidence=0.95
+    )
     assert choice["photo_card_prob"] == 0.8
     # 0.7 falls under the floor: nothing lower is read (each reading costs every photo again).
     assert read == [0.9, 0.8, 0.7]
@@ -101,16 +106,28 @@ def test_photos_take_the_lowest_probability_still_at_the_floor_and_no_lower_one_
     assert json.loads((model / "reader.json").read_text())["photo_threshold_choice"] == choice
 
 
+def test_on_few_cards_a_photo_threshold_must_pass_the_floor_by_more_than_chance(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = _model(tmp_path, card_prob=0.9)
+    # 0.984 on 80 cards is one or two false ones: over 0.97 by luck as likely as not.
+    _photos_read_as(monkeypatch, {0.9: 0.991, 0.8: 0.984, 0.7: 0.974}, right=80)
+    choose_photo_card_prob(model, ["photo"], on="test photos", min_precision=0.97, confidence=0.95)
+    assert CardReader(model).config.photo_card_prob is None
+
+
 def test_where_no_lower_probability_keeps_the_floor_photos_are_read_at_the_models_own(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = _model(tmp_path, card_prob=0.8)
     _photos_read_as(monkeypatch, {0.8: 0.99, 0.7: 0.97})
-    choose_photo_card_prob(model, ["photo"], on="test photos", min_precision=0.98)
+    choose_photo_card_prob(model, ["photo"], on="test photos", min_precision=0.97, confidence=0.95)
     assert CardReader(model).config.photo_card_prob is None
     # Not even the model's own reaches the floor: still no photo threshold above it.
     _photos_read_as(monkeypatch, {0.8: 0.95})
-    choice = choose_photo_card_prob(model, ["photo"], on="test photos", min_precision=0.98)
+    choice = choose_photo_card_prob(
+        model, ["photo"], on="test photos", min_precision=0.97, confidence=0.95
+    )
     assert choice["photo_card_prob"] == 0.8
     assert CardReader(model).config.photo_card_prob is None
 

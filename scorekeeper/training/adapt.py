@@ -26,7 +26,7 @@ One code path for two kinds of teaching material (:class:`TeachingSet`):
    the base model's by more than noise (:func:`is_better`). The base model is never changed;
 5. chooses the kept model's photo threshold on rendered phone photos of the deck's fanned hands,
    where there are some (:func:`scorekeeper.training.thresholds.choose_photo_card_prob`,
-   :data:`PHOTO_MIN_PRECISION`).
+   :data:`PHOTO_CHOICE_CONFIDENCE`).
 
 Work goes to ``<user data>/work/<name>``; the model is installed under
 :func:`scorekeeper.paths.user_models_dir` with ``enrol.json`` (what it learned from, all figures,
@@ -80,10 +80,14 @@ lost no deal. Enrolment does not: its held-back scenes read lower precision than
 deck does, so the plain floor is already strict there; with the interval nicu-ornamental's
 enrolled model took detector threshold 0.25 for 0.05 and named 0.839 of the benchmark deals'
 sharp sightings for 0.931, at precision 0.998 for 0.995, every play right either way."""
-PHOTO_MIN_PRECISION = 0.98
+PHOTO_CHOICE_CONFIDENCE = 0.95
 """The photo threshold (:func:`scorekeeper.training.thresholds.choose_photo_card_prob`) buys
-recall only while card precision on the deck's rendered phone photos stays this high: a photo is
-read once, with no later frame to outvote a false card as a game's frames do."""
+recall only where the lower end of this interval of card precision on the deck's rendered phone
+photos reaches :data:`MIN_PRECISION`. A photo is read once, with no later frame to outvote a false
+card as a game's frames do, and the probability with the most recall among several is the one
+whose precision on these photos was luckiest: two 15-minute enrolments of photo_deck_mit read
+their 40 photos at 0.979 and 0.978 one step under their live ``card_prob`` (0.965 and 0.964 at the
+lower end), and kept it."""
 PHOTO_SCENE = {"fan_probability": 1.0, "fans": [2, 4], "index_px": [24, 64]}
 """Phone photos of the deck: two to four hands fanned on a table 60-80 cm across, photographed
 from above at 2560 px, where a card's index is 24-64 px tall."""
@@ -533,7 +537,8 @@ def run_adaptation(
             candidates[chosen],
             teaching.photos,
             on=f"{len(teaching.photos)} rendered phone photos of the deck's fanned hands",
-            min_precision=PHOTO_MIN_PRECISION,
+            min_precision=MIN_PRECISION,
+            confidence=PHOTO_CHOICE_CONFIDENCE,
         )
         if teaching.photos and (better or job.install_when_worse)
         else None

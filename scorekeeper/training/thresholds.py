@@ -193,16 +193,18 @@ PHOTO_ROW_FIGURES = ("images", "card_precision", "card_recall", "tp", "fp", "fn"
 
 
 def choose_photo_card_prob(
-    model_dir: Path, photos: Sequence[Any], *, on: str, min_precision: float
+    model_dir: Path, photos: Sequence[Any], *, on: str, min_precision: float, confidence: float
 ) -> dict[str, Any]:
     """Read the labelled ``photos`` as still photos at the model's ``card_prob`` and at each lower
-    one of :data:`CARD_PROBS`; the one with the most card recall whose precision is at least
-    ``min_precision`` becomes ``thresholds.photo_card_prob`` in ``reader.json`` (left out where it
-    is the ``card_prob`` itself, or where no probability reaches the floor). The rows measured and
-    the rule go to ``photo_threshold_choice``.
+    one of :data:`CARD_PROBS`; the one with the most card recall whose precision reaches
+    ``min_precision`` by more than chance (the lower end of its ``confidence`` interval, as
+    :func:`pick_thresholds`) becomes ``thresholds.photo_card_prob`` in ``reader.json`` (left out
+    where it is the ``card_prob`` itself, or where no probability qualifies). The rows measured
+    and the rule go to ``photo_threshold_choice``.
 
-    The sweep goes down from ``card_prob`` and stops at the first probability under the floor:
-    precision only falls as the probability does, and each row costs a reading of every photo."""
+    The sweep goes down from ``card_prob`` and stops at the first probability that does not
+    qualify: precision only falls as the probability does, and each row costs a reading of every
+    photo."""
     from scorekeeper.vision.evaluate import labelled_truth, measure_cards
     from scorekeeper.vision.reader import CardReader
 
@@ -213,10 +215,17 @@ def choose_photo_card_prob(
     rows: list[dict[str, Any]] = []
     for card_prob in sorted({live, *(p for p in CARD_PROBS if p < live)}, reverse=True):
         figures = measure_cards(CardReader(model_dir, photo=True, card_prob=card_prob), truth)
-        rows.append({"card_prob": card_prob, **{k: figures[k] for k in PHOTO_ROW_FIGURES}})
-        if math.isnan(figures["card_precision"]) or figures["card_precision"] < min_precision:
+        low = precision_lower_bound(figures["tp"], figures["tp"] + figures["fp"], confidence)
+        rows.append(
+            {
+                "card_prob": card_prob,
+                **{k: figures[k] for k in PHOTO_ROW_FIGURES},
+                "precision_lower_bound": round(low, 4),
+            }
+        )
+        if low < min_precision:
             break
-    good = [r for r in rows if r["card_precision"] >= min_precision]
+    good = [r for r in rows if r["precision_lower_bound"] >= min_precision]
     best = max(good, key=lambda r: (r["card_recall"], r["card_prob"])) if good else None
     if best is not None and best["card_prob"] < live:
         config["thresholds"]["photo_card_prob"] = best["card_prob"]
@@ -224,7 +233,8 @@ def choose_photo_card_prob(
         config["thresholds"].pop("photo_card_prob", None)
     choice = {
         "on": on,
-        "rule": f"recall at precision >= {min_precision}, card_prob {live} or lower",
+        "rule": f"recall at precision >= {min_precision} (the lower end of its "
+        f"{confidence:.0%} interval), card_prob {live} or lower",
         "photo_card_prob": config["thresholds"].get("photo_card_prob", live),
         "rows": rows,
     }
