@@ -520,11 +520,12 @@ def test_a_lighter_card_view_leaves_a_clear_index_its_say() -> None:
     assert light.probs[three] > heavy.probs[three]
 
 
-def _with_card_view_section(tmp_path: Path, section: object) -> Path:
+def _with_setting(tmp_path: Path, section: str, key: str, value: object) -> Path:
+    """A copy of the shipped model whose ``reader.json`` says ``value`` for ``section.key``."""
     model = _copy_model(tmp_path)
     config = model / "reader.json"
     data = json.loads(config.read_text())
-    data["classifier"]["card_view"] = section
+    data[section][key] = value
     config.write_text(json.dumps(data))
     return model
 
@@ -541,14 +542,14 @@ def _with_card_view_section(tmp_path: Path, section: object) -> Path:
 def test_a_bad_card_view_section_is_refused_in_one_line(
     tmp_path: Path, section: object, complaint: str
 ) -> None:
-    model = _with_card_view_section(tmp_path, section)
+    model = _with_setting(tmp_path, "classifier", "card_view", section)
     with pytest.raises(ModelError, match=complaint) as info:
         CardReader(model)
     assert "\n" not in str(info.value) and "card_view" in str(info.value)
 
 
 def test_a_missing_card_view_network_names_the_file(tmp_path: Path) -> None:
-    model = _with_card_view_section(tmp_path, {"file": "absent-card-view.onnx"})
+    model = _with_setting(tmp_path, "classifier", "card_view", {"file": "absent-card-view.onnx"})
     with pytest.raises(ModelError, match=r"absent-card-view\.onnx is missing"):
         CardReader(model)
 
@@ -739,15 +740,6 @@ def test_only_a_photo_gets_a_second_look() -> None:
 # -- a photo threshold -----------------------------------------------------------------------------
 
 
-def _with_photo_card_prob(tmp_path: Path, value: object) -> Path:
-    model = _copy_model(tmp_path)
-    path = model / "reader.json"
-    config = json.loads(path.read_text())
-    config["thresholds"]["photo_card_prob"] = value
-    path.write_text(json.dumps(config))
-    return model
-
-
 def _cards(reader: CardReader, image: np.ndarray) -> set[str]:
     return {d.card.notation for d in reader.read(image).cards}
 
@@ -755,7 +747,7 @@ def _cards(reader: CardReader, image: np.ndarray) -> set[str]:
 def test_a_model_with_a_photo_threshold_reads_photos_at_it_and_camera_frames_at_its_own(
     tmp_path: Path,
 ) -> None:
-    model = _with_photo_card_prob(tmp_path, 0.5)
+    model = _with_setting(tmp_path, "thresholds", "photo_card_prob", 0.5)
     own = CardReader(SHIPPED).config.card_prob
     assert own > 0.5
     photo, _ = _fanned_photo(3, 4, width=2560)
@@ -776,7 +768,7 @@ def test_a_model_with_a_photo_threshold_reads_photos_at_it_and_camera_frames_at_
 
 @pytest.mark.parametrize("value", [1.5, 0, "high", True])
 def test_a_malformed_photo_threshold_is_named_in_one_line(tmp_path: Path, value: object) -> None:
-    model = _with_photo_card_prob(tmp_path, value)
+    model = _with_setting(tmp_path, "thresholds", "photo_card_prob", value)
     with pytest.raises(ModelError, match=r"photo_card_prob .*probability in \(0, 1\]") as info:
         CardReader(model)
     assert "\n" not in str(info.value)
