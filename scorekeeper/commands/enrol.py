@@ -74,9 +74,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--photos",
         type=int,
-        default=40,
+        default=100,
         help="rendered phone photos of the deck's fanned hands to choose the photo threshold on "
-        "(40; 0: photos read at the live threshold)",
+        "(100; 0: photos read at the live threshold)",
     )
     parser.add_argument(
         "--accept-guesses",

@@ -85,9 +85,10 @@ PHOTO_CHOICE_CONFIDENCE = 0.95
 recall only where the lower end of this interval of card precision on the deck's rendered phone
 photos reaches :data:`MIN_PRECISION`. A photo is read once, with no later frame to outvote a false
 card as a game's frames do, and the probability with the most recall among several is the one
-whose precision on these photos was luckiest: two 15-minute enrolments of photo_deck_mit read
-their 40 photos at 0.979 and 0.978 one step under their live ``card_prob`` (0.965 and 0.964 at the
-lower end), and kept it."""
+whose precision on these photos was luckiest. Two 15-minute enrolments of photo_deck_mit read
+their 100 photos at 0.982 and 0.976 one step under their live ``card_prob`` (0.974 and 0.967 at
+the lower end): the first took it, the second kept its own. On 40 photos neither would have
+(0.979 and 0.978; 0.965 and 0.964)."""
 PHOTO_SCENE = {"fan_probability": 1.0, "fans": [2, 4], "index_px": [24, 64]}
 """Phone photos of the deck: two to four hands fanned on a table 60-80 cm across, photographed
 from above at 2560 px, where a card's index is 24-64 px tall."""
@@ -170,7 +171,7 @@ class AdaptPlan:
     ``heldback_deal_every``-th frame, seeds from :data:`HELDBACK_DEAL_FIRST` + ``seed``), whose
     frames join the held-back scenes."""
     heldback_deal_every: int = 6
-    photos: int = 40
+    photos: int = 100
     """Phone photos of the deck's fanned hands rendered to choose the photo threshold on
     (:data:`PHOTO_SCENE`; 0: none, photos are read at the live ``card_prob``)."""
     minutes: float = 15.0
