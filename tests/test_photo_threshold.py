@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from scorekeeper.training import thresholds
 from scorekeeper.training.thresholds import choose_photo_card_prob
 from scorekeeper.vision import evaluate
 from scorekeeper.vision.reader import CardReader
@@ -28,7 +29,9 @@ def _model(tmp_path: Path, card_prob: float) -> Path:
     return model
 
 
-def _labelled_scenes(folder: Path, *, images: int) -> list[evaluate.LabelledImage]:
+def _labelled_scenes(
+    folder: Path, *, images: int, width: int = 960
+) -> list[evaluate.LabelledImage]:
     import cv2
     import numpy as np
 
@@ -43,8 +46,8 @@ def _labelled_scenes(folder: Path, *, images: int) -> list[evaluate.LabelledImag
             np.random.default_rng(seed),
             pack=pack,
             distractor_pack=pack,
-            width=960,
-            height=540,
+            width=width,
+            height=width * 9 // 16,
             output_scale=1.0,
             config=config,
         )
@@ -70,9 +73,8 @@ def _photos_read_as(
     for its card_prob (recall rises as the probability falls); the card_probs read, in order."""
     read: list[float] = []
 
-    def measure(reader: CardReader, truth: Any) -> dict[str, Any]:
-        assert reader.reads_as_photo(640, 480), "photos must be read as photos"
-        card_prob = reader.config.card_prob
+    def read_at(model_dir: Path, searched: Any, card_prob: float) -> dict[str, Any]:
+        assert searched == ["searched photo"], "every reading shares the one search"
         read.append(card_prob)
         precision = precision_by_card_prob[card_prob]
         return {
@@ -84,9 +86,22 @@ def _photos_read_as(
             "fn": 100,
         }
 
-    monkeypatch.setattr(evaluate, "measure_cards", measure)
-    monkeypatch.setattr(evaluate, "labelled_truth", lambda photos: photos)
+    monkeypatch.setattr(thresholds, "search_photos", lambda model, photos: ["searched photo"])
+    monkeypatch.setattr(thresholds, "read_photos_at", read_at)
     return read
+
+
+def test_photos_read_from_one_search_name_the_cards_a_whole_reading_does(tmp_path: Path) -> None:
+    model = _model(tmp_path, card_prob=0.9)
+    photos = _labelled_scenes(tmp_path, images=3, width=2560)
+    searched = thresholds.search_photos(model, photos)
+    for card_prob in (0.9, 0.5):
+        whole = evaluate.measure_cards(
+            CardReader(model, photo=True, card_prob=card_prob), evaluate.labelled_truth(photos)
+        )
+        shared = thresholds.read_photos_at(model, searched, card_prob)
+        assert shared == {key: whole[key] for key in shared}
+        assert shared["tp"] > 0
 
 
 def test_photos_take_the_lowest_probability_still_at_the_floor_and_no_lower_one_is_read(
