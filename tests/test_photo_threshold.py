@@ -73,8 +73,8 @@ def _photos_read_as(
     for its card_prob (recall rises as the probability falls); the card_probs read, in order."""
     read: list[float] = []
 
-    def read_at(model_dir: Path, searched: Any, card_prob: float) -> dict[str, Any]:
-        assert searched == ["searched photo"], "every reading shares the one search"
+    def read_at(model_dir: Path, photos: Any, searched: Any, card_prob: float) -> dict[str, Any]:
+        assert searched == {"photo": "its boxes"}, "every reading shares the one search"
         read.append(card_prob)
         precision = precision_by_card_prob[card_prob]
         return {
@@ -86,7 +86,7 @@ def _photos_read_as(
             "fn": 100,
         }
 
-    monkeypatch.setattr(thresholds, "search_photos", lambda model, photos: ["searched photo"])
+    monkeypatch.setattr(thresholds, "search_photos", lambda model, photos: {"photo": "its boxes"})
     monkeypatch.setattr(thresholds, "read_photos_at", read_at)
     return read
 
@@ -99,8 +99,9 @@ def test_photos_read_from_one_search_name_the_cards_a_whole_reading_does(tmp_pat
         whole = evaluate.measure_cards(
             CardReader(model, photo=True, card_prob=card_prob), evaluate.labelled_truth(photos)
         )
-        shared = thresholds.read_photos_at(model, searched, card_prob)
-        assert shared == {key: whole[key] for key in shared}
+        shared = thresholds.read_photos_at(model, photos, searched, card_prob)
+        figures = thresholds.PHOTO_ROW_FIGURES
+        assert {k: shared[k] for k in figures} == {k: whole[k] for k in figures}
         assert shared["tp"] > 0
 
 

@@ -192,49 +192,33 @@ def choose_on(
 PHOTO_ROW_FIGURES = ("images", "card_precision", "card_recall", "tp", "fp", "fn")
 
 
-def search_photos(model_dir: Path, photos: Sequence[Any]) -> list[tuple[Path, set[str], Any]]:
-    """Each labelled photo's path, its cards, and the index boxes the model's detector finds in
-    it searched as a photo: the search does not depend on ``card_prob``, so the readings at each
-    probability share it (it is most of a photo's reading time)."""
+def search_photos(model_dir: Path, photos: Sequence[Any]) -> dict[Path, Any]:
+    """The index boxes the model's detector finds in each labelled photo searched as a photo: the
+    search does not depend on ``card_prob``, so the readings at each probability share it (it is
+    most of a photo's reading time)."""
     import cv2
 
-    from scorekeeper.vision.evaluate import labelled_truth
     from scorekeeper.vision.reader import CardReader
 
     reader = CardReader(model_dir, photo=True)
-    searched = []
-    for path, truth in labelled_truth(photos):
-        frame = cv2.imread(str(path))
+    searched = {}
+    for photo in photos:
+        frame = cv2.imread(str(photo.path))
         if frame is not None:
-            searched.append((path, truth, reader.detect_indices(frame)))
+            searched[photo.path] = reader.detect_indices(frame)
     return searched
 
 
 def read_photos_at(
-    model_dir: Path, searched: Sequence[tuple[Path, set[str], Any]], card_prob: float
+    model_dir: Path, photos: Sequence[Any], searched: dict[Path, Any], card_prob: float
 ) -> dict[str, Any]:
-    """Card precision and recall of the model reading the ``searched`` photos as photos with
+    """Card precision and recall of the model reading the labelled ``photos`` as photos with
     ``card_prob``, from their shared search (:func:`search_photos`)."""
-    import cv2
-
+    from scorekeeper.vision.evaluate import labelled_truth, measure_cards
     from scorekeeper.vision.reader import CardReader
 
     reader = CardReader(model_dir, photo=True, card_prob=card_prob)
-    tp = fp = fn = 0
-    for path, truth, detected in searched:
-        frame = cv2.imread(str(path))
-        if frame is None:
-            continue
-        seen = {d.card.notation for d in reader.read(frame, detected=detected).cards}
-        tp, fp, fn = tp + len(seen & truth), fp + len(seen - truth), fn + len(truth - seen)
-    return {
-        "images": len(searched),
-        "card_precision": round(tp / (tp + fp), 4) if tp + fp else float("nan"),
-        "card_recall": round(tp / (tp + fn), 4) if tp + fn else float("nan"),
-        "tp": tp,
-        "fp": fp,
-        "fn": fn,
-    }
+    return measure_cards(reader, labelled_truth(photos), detected=searched)
 
 
 def choose_photo_card_prob(
@@ -256,7 +240,7 @@ def choose_photo_card_prob(
     searched = search_photos(model_dir, photos)
     rows: list[dict[str, Any]] = []
     for card_prob in sorted({live, *(p for p in CARD_PROBS if p < live)}, reverse=True):
-        figures = read_photos_at(model_dir, searched, card_prob)
+        figures = read_photos_at(model_dir, photos, searched, card_prob)
         low = precision_lower_bound(figures["tp"], figures["tp"] + figures["fp"], confidence)
         rows.append(
             {

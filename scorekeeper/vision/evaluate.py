@@ -23,7 +23,7 @@ import itertools
 import json
 import statistics
 import time
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ from scorekeeper.vision.metrics import (
 )
 from scorekeeper.vision.reader import (
     CardReader,
+    Detected,
     IndexReading,
     combine_indices,
     view_probs,
@@ -200,10 +201,12 @@ def measure_cards(
     images: Iterable[tuple[Path, set[str]]],
     *,
     non_sueca_images: Collection[Path] = (),
+    detected: Mapping[Path, Detected] | None = None,
 ) -> dict[str, Any]:
     """End to end: per-image sets of cards reported vs present, summed over images, and the false
     cards by :func:`false_card_kind` (``non_sueca_images``: photos that also hold an 8, 9, 10 or
-    joker)."""
+    joker). ``detected``: each image's index boxes already found (:meth:`CardReader.read`), for
+    readings that differ only after the detector and so can share its search."""
     import cv2
 
     tp = fp = fn = 0
@@ -215,7 +218,9 @@ def measure_cards(
         if frame is None:
             continue
         count += 1
-        seen = {d.card.notation for d in reader.read(frame).cards}
+        found = detected.get(path) if detected is not None else None
+        read = reader.read(frame) if found is None else reader.read(frame, detected=found)
+        seen = {d.card.notation for d in read.cards}
         false = seen - truth
         tp += len(seen & truth)
         fp += len(false)
