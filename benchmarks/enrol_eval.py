@@ -121,21 +121,14 @@ def render_deck_scenes(
     ``datasets/scenes.json`` changed by ``scene``, into ``work/name``; their labelled truth."""
     import subprocess
 
-    from scorekeeper.paths import scene_config_path
+    from scorekeeper.training.adapt import deck_scenes_command
     from scorekeeper.vision.evaluate import labelled_images, labelled_truth
 
-    config = json.loads(scene_config_path().read_text())
-    config.update(scene)
-    (work / f"{name}.json").write_text(json.dumps(config))
     out = work / name
-    subprocess.run(
-        [sys.executable, "-m", "scorekeeper", "dataset", "build", "--out", str(out)]
-        + ["--images", str(images), "--val", "0", "--faces", str(deck)]
-        + ["--procedural-share", "0", "--config", str(work / f"{name}.json")]
-        + [*build_options, "--seed", str(seed), "--quiet"],
-        check=True,
-        stdout=subprocess.DEVNULL,
+    command = deck_scenes_command(
+        deck, out, images=images, seed=seed, scene=scene, build_options=build_options
     )
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
     return labelled_truth(list(labelled_images(out, "train")))
 
 

@@ -384,20 +384,45 @@ def build_scenes(plan: AdaptPlan, log: Log = print) -> DeckScenes:
 
 def photo_command(plan: AdaptPlan, out: Path) -> list[str]:
     """The ``dataset build`` command that renders ``plan.photos`` phone photos of the deck's
-    fanned hands into ``out`` (its scene settings written beside it)."""
+    fanned hands into ``out``."""
+    return deck_scenes_command(
+        plan.deck,
+        out,
+        images=plan.photos,
+        seed=plan.seed + PHOTO_SEED,
+        scene=PHOTO_SCENE,
+        build_options=PHOTO_BUILD,
+        workers=plan.workers,
+    )
+
+
+def deck_scenes_command(
+    deck: Path,
+    out: Path,
+    *,
+    images: int,
+    seed: int,
+    scene: dict[str, object],
+    build_options: tuple[str, ...] = (),
+    workers: int = 1,
+) -> list[str]:
+    """The ``dataset build`` command that renders ``images`` scenes of ``deck`` alone (no other
+    pack, no procedural deck, no validation split) into ``out``, with the scene ranges of
+    ``datasets/scenes.json`` changed by ``scene``: those settings are written beside ``out``, as
+    ``<out's name>.json``."""
     from scorekeeper.paths import scene_config_path
 
     default = scene_config_path()
     settings = json.loads(default.read_text()) if default.is_file() else {}
-    settings.update(PHOTO_SCENE)
+    settings.update(scene)
     out.parent.mkdir(parents=True, exist_ok=True)
-    config = out.parent / "photos.json"
+    config = out.parent / f"{out.name}.json"
     config.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     return [
         *(sys.executable, "-m", "scorekeeper", "dataset", "build", "--quiet", "--overwrite"),
-        *("--workers", str(plan.workers), "--out", str(out), "--images", str(plan.photos)),
-        *("--val", "0", "--seed", str(plan.seed + PHOTO_SEED), "--faces", str(plan.deck)),
-        *("--procedural-share", "0", "--config", str(config), *PHOTO_BUILD),
+        *("--workers", str(workers), "--out", str(out), "--images", str(images)),
+        *("--val", "0", "--seed", str(seed), "--faces", str(deck)),
+        *("--procedural-share", "0", "--config", str(config), *build_options),
     ]
 
 
