@@ -19,7 +19,7 @@ from scorekeeper.store import CardCorrected, Store
 from scorekeeper.tracking import events as game
 from scorekeeper.tracking.geometry import TableGeometry
 from scorekeeper.vision.detections import CardDetection, FrameDetections
-from scorekeeper.vision.reader import CLASSIFIER_CLASSES
+from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES
 
 WIDTH, HEIGHT = 720, 480
 SPOTS = [(300.0, 200.0), (420.0, 200.0), (300.0, 300.0), (420.0, 300.0)]

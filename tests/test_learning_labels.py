@@ -17,7 +17,7 @@ from scorekeeper.learning.tiles import MASK_GREY, Tile
 from scorekeeper.rules.cards import Card
 from scorekeeper.rules.random_deal import random_legal_deal
 from scorekeeper.tracking.events import CardPlayed, DealStarted, TrickGathered
-from scorekeeper.vision.reader import CLASSIFIER_CLASSES, NOT_A_CARD
+from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES, NOT_A_CARD
 
 NOT_A_CARD_ID = CLASSIFIER_CLASSES.index(NOT_A_CARD)
 SPOTS = [(300.0, 200.0), (420.0, 200.0), (300.0, 320.0), (420.0, 320.0)]

@@ -19,7 +19,7 @@ from scorekeeper.training.card_view import (
     scene_card_views,
 )
 from scorekeeper.vision.crops import crop_square
-from scorekeeper.vision.reader import CARD_VIEW_MARGIN
+from scorekeeper.vision.reader_config import CARD_VIEW_MARGIN
 
 MODEL = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
 

@@ -16,15 +16,9 @@ from scorekeeper.cli import main
 from scorekeeper.errors import ModelError
 from scorekeeper.rules.cards import DECK, Card
 from scorekeeper.vision.crops import crop_square, square_around
-from scorekeeper.vision.reader import (
-    CLASSIFIER_CLASSES,
-    NOT_A_CARD,
-    CardReader,
-    IndexReading,
-    combine_indices,
-    turned_views,
-    with_card_view,
-)
+from scorekeeper.vision.naming import IndexReading, combine_indices, with_card_view
+from scorekeeper.vision.reader import CardReader, turned_views
+from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES, NOT_A_CARD
 from scorekeeper.vision.registry import find_model
 from tests.rendered_tables import rendered_table
 

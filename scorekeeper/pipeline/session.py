@@ -170,7 +170,7 @@ def _both(first: EventListener | None, second: EventListener) -> EventListener:
 
 def reader_thresholds(reader: object) -> Thresholds:
     """The tracker's thresholds with those the reader's model sets for its own reads
-    (:attr:`scorekeeper.vision.reader.ReaderConfig.tracker`); the defaults for a reader that sets
-    none, or that has no model folder (a recorded stream, a test's reader)."""
+    (:attr:`scorekeeper.vision.reader_config.ReaderConfig.tracker`); the defaults for a reader
+    that sets none, or that has no model folder (a recorded stream, a test's reader)."""
     config = getattr(reader, "config", None)
     return Thresholds(**getattr(config, "tracker", {}))

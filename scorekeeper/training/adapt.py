@@ -888,7 +888,7 @@ def _install_classifier(checkpoint: Path, staging: Path, config: dict[str, Any])
 
     from scorekeeper.training.classifier import export_classifier
     from scorekeeper.training.quantize import install_classifier_onnx
-    from scorekeeper.vision.reader import CLASSIFIER_CLASSES
+    from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES
 
     with tempfile.TemporaryDirectory(prefix="adapt-export-") as scratch:
         float_onnx = export_classifier(

@@ -6,7 +6,7 @@ not: three pips are not five, and the big centre pips keep their suit's shape wh
 in the index has blurred. This network sees a square around the index, :data:`CARD_VIEW_SPAN`
 index lengths wide, so the card's centre and the pips near it are in view whichever way it lies
 from its corner, and names the card whose corner is in the middle. The reader multiplies its
-probabilities into an unsure index's (:func:`scorekeeper.vision.reader.with_card_view`).
+probabilities into an unsure index's (:func:`scorekeeper.vision.naming.with_card_view`).
 
 Training views come from two places, both rendered here, never from real photos: the flat faces
 of the face packs (the training packs and procedural decks), turned, scaled, laid on a table
@@ -39,7 +39,7 @@ from scorekeeper.training.classifier import (
 )
 from scorekeeper.training.face_crops import class_of_label, table_patch, turned_bound
 from scorekeeper.vision.crops import crop_square
-from scorekeeper.vision.reader import CARD_VIEW_MARGIN, CARD_VIEW_SPAN, CLASSIFIER_CLASSES
+from scorekeeper.vision.reader_config import CARD_VIEW_MARGIN, CARD_VIEW_SPAN, CLASSIFIER_CLASSES
 
 CARD_VIEW_SIZE = 80
 """Pixels a side of the card view: around a webcam index ~20 px tall the view is ~160 px, shrunk

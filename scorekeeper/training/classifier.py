@@ -26,7 +26,7 @@ import numpy as np
 
 from scorekeeper.rules.cards import DECK, Card, Suit
 from scorekeeper.vision.crops import crop_square
-from scorekeeper.vision.reader import CLASSIFIER_CLASSES, NOT_A_CARD
+from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES, NOT_A_CARD
 
 GREY_SHARE = 0.25
 """Crops shown without colour. A third of the real dev photos are black and white, and a dim or

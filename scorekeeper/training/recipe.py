@@ -44,20 +44,22 @@ CropsAndLabels = tuple["np.ndarray", "np.ndarray"]
 STEPS = ("data", "detector", "classifier", "card_view", "export", "evaluate")
 DETECTOR_SCALES = (1.0, 0.5)
 """A new model's ``reader.json`` searches a frame at its own resolution and at half of it
-(:attr:`scorekeeper.vision.reader.ReaderConfig.detector_scales`)."""
+(:attr:`scorekeeper.vision.reader_config.ReaderConfig.detector_scales`)."""
 CLASSIFIER_VIEWS = 4
 """A new model's ``reader.json`` averages the classifier over the index crop's four quarter turns
-(:attr:`scorekeeper.vision.reader.ReaderConfig.views`)."""
+(:attr:`scorekeeper.vision.reader_config.ReaderConfig.views`)."""
 CLASSIFIER_FIRST_VIEW_SURE = 0.995
 """A new model's ``reader.json`` reads an index in its other views only when its first view is
-less sure of a card than this (:attr:`scorekeeper.vision.reader.ReaderConfig.first_view_sure`)."""
+less sure of a card than this
+(:attr:`scorekeeper.vision.reader_config.ReaderConfig.first_view_sure`)."""
 CLASSIFIER_JOINT_CORNERS = True
 """A new model's ``reader.json`` reads a soft index together with its card's other corner
-(:attr:`scorekeeper.vision.reader.ReaderConfig.joint_corners`); the thresholds are chosen so."""
+(:attr:`scorekeeper.vision.reader_config.ReaderConfig.joint_corners`); the thresholds are chosen
+so."""
 CARD_VIEW_FILE = "card-view.onnx"
 CARD_VIEW_WEIGHT = 1.0
 """A new model's ``reader.json`` multiplies the card view's probabilities, at this power, into an
-unsure index's (:attr:`scorekeeper.vision.reader.ReaderConfig.card_view_weight`), until the
+unsure index's (:attr:`scorekeeper.vision.reader_config.ReaderConfig.card_view_weight`), until the
 thresholds step chooses the weight with the thresholds."""
 CLASSIFIER_FILE = "index-classifier-int8.onnx"
 """A new model's classifier runs in 8-bit integers (:mod:`scorekeeper.training.quantize`)."""
@@ -304,7 +306,7 @@ def _export_classifier_run(
         install_classifier_onnx,
         write_calibration_bank,
     )
-    from scorekeeper.vision.reader import CLASSIFIER_CLASSES
+    from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES
 
     model_dir = recipe.model_dir
     with tempfile.TemporaryDirectory(prefix="export-") as scratch:
@@ -334,7 +336,7 @@ def _export_card_view(recipe: Recipe, log: Log = print) -> dict[str, Any] | None
     import torch
 
     from scorekeeper.training.card_view import CARD_VIEW_SIZE, export_card_view
-    from scorekeeper.vision.reader import CARD_VIEW_SPAN
+    from scorekeeper.vision.reader_config import CARD_VIEW_SPAN
 
     model_dir = recipe.model_dir
     best = recipe.card_view_run / "best.pt"
@@ -401,7 +403,7 @@ def export_model(recipe: Recipe, log: Log = print) -> None:
     """The runs' best weights to ONNX, ``reader.json`` and stripped checkpoints in the model
     folder; a stage no run trained keeps the folder's own."""
     from scorekeeper.training.detector import export_detector, strip_checkpoint
-    from scorekeeper.vision.reader import CLASSIFIER_CLASSES
+    from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES
 
     model_dir = recipe.model_dir
     checkpoints = model_dir / "checkpoints"

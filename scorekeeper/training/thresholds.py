@@ -32,7 +32,7 @@ INDEX_CONFS = (0.02, 0.05, 0.1, 0.15, 0.25, 0.35)
 CARD_PROBS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.98)
 CARD_VIEW_WEIGHTS = (0.5, 1.0)
 """Powers of the card view's probabilities tried with each threshold pair, for a model that has
-one (:attr:`scorekeeper.vision.reader.ReaderConfig.card_view_weight`)."""
+one (:attr:`scorekeeper.vision.reader_config.ReaderConfig.card_view_weight`)."""
 TEMPERATURES = tuple(round(t, 2) for t in np.arange(0.5, 3.01, 0.05))
 MIN_PRECISION = 0.96
 """A false card costs the tracker more than a missed sighting (the card is read again a few

@@ -42,14 +42,8 @@ from scorekeeper.vision.metrics import (
     match_by_score,
     suit_read_as,
 )
-from scorekeeper.vision.reader import (
-    CardReader,
-    Detected,
-    IndexReading,
-    combine_indices,
-    view_probs,
-    with_card_views,
-)
+from scorekeeper.vision.naming import IndexReading, combine_indices, with_card_views
+from scorekeeper.vision.reader import CardReader, Detected, view_probs
 from scorekeeper.vision.webcam_scale import write_webcam_scale_view
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")

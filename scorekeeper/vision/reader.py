@@ -7,59 +7,39 @@ Two ONNX models run with onnxruntime and OpenCV, nothing heavier:
    full-resolution frame (:mod:`scorekeeper.vision.crops`): one of the 40 cards, or ``not_a_card``
    (8, 9, 10, jokers, backs, pips, table).
 
-Then what a card is decides the answer: indices read as ``not_a_card`` or below ``card_prob`` are
-dropped; indices read as the same card within a card's reach of each other are its corners (both
-agreeing gives ``corners=2``); a card is reported once per frame.
-
-The class id <-> card mapping is :data:`scorekeeper.rules.cards.DECK`; the model folder's
-``reader.json`` lists the classifier's classes and the reader refuses a model whose list differs.
+Then :mod:`scorekeeper.vision.naming` turns the readings into cards (what a card is decides the
+answer), and :mod:`scorekeeper.vision.reader_config` says what a model folder's ``reader.json``
+holds: the classifier's classes are :data:`scorekeeper.rules.cards.DECK` in order plus
+``not_a_card``, and the reader refuses a model whose list differs.
 """
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from scorekeeper.errors import ModelError
-from scorekeeper.rules.cards import DECK, Card, card_from_index
-from scorekeeper.vision.boxes import as_box, center, iou, nested_share, union_box
+from scorekeeper.rules.cards import DECK
+from scorekeeper.vision.boxes import as_box, center, iou
 from scorekeeper.vision.crops import crop_square
-from scorekeeper.vision.detections import (
-    MAX_ALTERNATIVES,
-    Box,
-    CardDetection,
-    FrameDetections,
-    distinct_cards,
+from scorekeeper.vision.detections import Box, FrameDetections
+from scorekeeper.vision.naming import IndexReading, combine_indices, with_card_views
+from scorekeeper.vision.reader_config import (
+    CARD_VIEW_MARGIN,
+    CLASSIFIER_CLASSES,
+    VIEW_COUNTS,
+    ReaderConfig,
 )
-from scorekeeper.vision.registry import CONFIG_NAME, find_model
+from scorekeeper.vision.registry import find_model
 
 Detected = tuple[np.ndarray, np.ndarray]
 """What :meth:`CardReader.detect_indices` gives: index boxes (N x 4) and detector scores (N)."""
 
-NOT_A_CARD = "not_a_card"
-CLASSIFIER_CLASSES: tuple[str, ...] = tuple(card.notation for card in DECK) + (NOT_A_CARD,)
-"""The classifier's 41 outputs: the 40 cards in :data:`DECK` order, then ``not_a_card``."""
-CARD_VIEW_SPAN = 8.0
-"""Index lengths across the card view: from a corner index a card reaches 4-7 index lengths, its
-centre and the pips near it within 4, so a square this wide centred on the index holds them
-whichever way the card lies."""
-CARD_VIEW_MARGIN = (CARD_VIEW_SPAN - 1.0) / 2.0
-"""The same square as a :func:`scorekeeper.vision.crops.crop_square` margin."""
-CARD_VIEW_DOUBT = 0.5
-"""Below this top probability a card view that names another card than its index is not taken
-(:func:`with_card_view`). Measured on seeds 7200-7219 of the rendered table: the one deal lost with
-every view taken was lost to such a view (3C 0.30 over a half-covered AC, 0.26), and all 20 are
-rebuilt with it left out."""
 CLASSIFIER_THREADS = 0
 """Threads of the classifier's pool; 0: as many as the detector's."""
-VIEW_COUNTS = (1, 2, 4)
-"""How many turned views of an index crop the reader can average (:attr:`ReaderConfig.views`)."""
 PHOTO_MAX_SIZE = 2560
 """The largest detector input a still photo is searched at (:attr:`CardReader.photo`): a
 12-megapixel phone photo (4032 px) is searched at up to 0.63 of its resolution, and time (about
@@ -81,249 +61,10 @@ heights it was trained on, wherever the first search saw it."""
 SECOND_LOOK_OVERLAP = 0.3
 """The box found again must overlap the first one this much (intersection over union) to be the
 same index."""
-TRACKER_SETTINGS = ("min_confidence", "play_confidence")
-"""The tracker thresholds a model may set for its own reads (:attr:`ReaderConfig.tracker`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReaderConfig:
-    """What ``reader.json`` says about a model folder (every knob the reader uses)."""
-
-    folder: Path
-    detector_file: str = "index-detector.onnx"
-    detector_size: int = 640
-    """Longer side of the detector's input, in pixels (a multiple of 32). Larger finds smaller
-    indices (a webcam a metre up) and costs time roughly with its square; smaller suits
-    close-ups."""
-    detector_scales: tuple[float, ...] = (1.0,)
-    """The frame is searched once per scale, each time at that share of its own resolution (but
-    never above ``detector_size``), and the boxes merged. A webcam's indices are soft at the
-    frame's full resolution and the detector finds them better halved, while the smallest need
-    every pixel: with 1.0 and 0.5, real 640x360 webcam frames read at 640 and 320, and 0.78 of
-    their indices are found (0.54 at 640 alone, 0.74 at 320 alone). A 1280x720 frame at
-    ``detector_size`` 640 is already read at half its resolution: one pass, no extra cost."""
-    classifier_file: str = "index-classifier.onnx"
-    crop_size: int = 48
-    crop_margin: float = 0.2
-    views: int = 1
-    """How many quarter-turned views of each index crop the classifier reads, their probabilities
-    averaged: 1 (the crop as cut), 2 (a tall index upright and upside down, a wide one turned both
-    ways) or 4 (all four turns). The small CNN reads one index differently at each turn, so the
-    average is right more often (real corners 0.895 -> 0.942 with 2); each view costs one more
-    classifier pass (~0.4 ms a crop on 2 threads)."""
-    first_view_sure: float = 1.0
-    """An index whose first view names a card with at least this probability is not read in its
-    other views: its first view is its reading. Crisp indices (a camera close over the table)
-    are read at one view's cost, soft ones still at every view's. 1.0 reads every view of every
-    index; lower saves time and, too low, keeps a first view's misreads the other views would
-    have outvoted."""
-    temperature: float = 1.0
-    """The classifier's logits are divided by this before the softmax, so that its probabilities
-    are calibrated (a 0.8 right 8 times in 10); fitted on real-like crops when thresholds are
-    chosen."""
-    index_conf: float = 0.25
-    """Detector score to keep an index. Lower finds more faint indices, and hands more junk to the
-    classifier (which can still call it ``not_a_card``)."""
-    nms_iou: float = 0.5
-    card_prob: float = 0.5
-    """Classifier probability to accept a reading. Higher trades recall for precision."""
-    photo_card_prob: float | None = None
-    """``card_prob`` for a still photo (:attr:`CardReader.photo`), where it differs: a photo is
-    searched at finer sizes and its unsure indices get a second look, so it keeps its precision
-    at a lower probability than a live frame does. None: ``card_prob`` for photos too."""
-    corner_reach: float = 7.0
-    """How far apart (in index heights) two indices read as the same card may be and still count as
-    the two corners of one card."""
-    joint_corners: bool = False
-    """An index below ``card_prob`` whose card's other corner (the nearest index within
-    ``corner_reach`` that names the same card) agrees is read from both: their probabilities
-    multiplied (:func:`pair_corners`). Two soft corners that each say the same card at 0.75 say it
-    together at more than 0.9."""
-    card_view_file: str | None = None
-    """The card-view network (ONNX), or None for a reader that reads the indices alone. It sees
-    the square :data:`CARD_VIEW_SPAN` index lengths wide around an unsure index, the card's body
-    with it, and names the card (:func:`with_card_view`)."""
-    card_view_size: int = 80
-    card_view_weight: float = 1.0
-    """The card view's probabilities are raised to this power before they are multiplied into the
-    index's: below 1 the index keeps more say."""
-    tracker: dict[str, float] = field(default_factory=dict)
-    """Tracker thresholds on read confidence that this model's reads call for (``reader.json``'s
-    ``tracker``, keys among :data:`TRACKER_SETTINGS`): the confidence below which a read is no
-    evidence, and the one a card lying in the play area needs to count as played on its own. A
-    model adapted to one deck has its confidences fitted on that deck and sets them; without
-    them the tracker keeps its defaults."""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, folder: Path) -> ReaderConfig:
-        path = folder / CONFIG_NAME
-        if not path.is_file():
-            raise ModelError(
-                f"model file {path} is missing: run `scorekeeper train` or restore models/ from git"
-            )
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            detector = data["detector"]
-            classifier = data["classifier"]
-            thresholds = data.get("thresholds", {})
-            classes = tuple(classifier["classes"])
-        except (OSError, ValueError, KeyError, TypeError) as error:
-            raise ModelError(
-                f"model file {path} is unreadable ({error.__class__.__name__}: {error}): "
-                "restore it from git or run `scorekeeper train`"
-            ) from None
-        temperature = classifier.get("temperature", 1.0)
-        if (
-            isinstance(temperature, bool)
-            or not isinstance(temperature, (int, float))
-            or not temperature > 0
-        ):
-            raise ModelError(
-                f"model file {path} gives the classifier temperature {temperature!r}: it must be a "
-                "number above 0; restore reader.json from git or run `scorekeeper train`"
-            )
-        scales = detector.get("scales", [1.0])
-        if (
-            not isinstance(scales, list)
-            or not scales
-            or not all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x <= 1
-                for x in scales
-            )
-        ):
-            raise ModelError(
-                f"model file {path} gives the detector scales {scales!r}: they must be a list of "
-                "numbers in (0, 1], e.g. [1.0, 0.5]; restore reader.json from git"
-            )
-        views = classifier.get("views", 1)
-        if isinstance(views, bool) or views not in VIEW_COUNTS:
-            raise ModelError(
-                f"model file {path} asks for {views!r} classifier views: it must be one of "
-                f"{', '.join(map(str, VIEW_COUNTS))}; restore reader.json from git"
-            )
-        joint = classifier.get("joint_corners", False)
-        if not isinstance(joint, bool):
-            raise ModelError(
-                f"model file {path} gives the classifier joint_corners {joint!r}: it must be true "
-                "or false; restore reader.json from git"
-            )
-        sure = classifier.get("first_view_sure", 1.0)
-        if isinstance(sure, bool) or not isinstance(sure, (int, float)) or not 0 < sure <= 1:
-            raise ModelError(
-                f"model file {path} gives the classifier first_view_sure {sure!r}: it must be a "
-                "probability in (0, 1] (1 reads every view); restore reader.json from git"
-            )
-        tracker = _tracker_settings(data.get("tracker", {}), path)
-        card_view = _card_view_settings(classifier.get("card_view"), path)
-        if classes != CLASSIFIER_CLASSES:
-            raise ModelError(
-                f"model file {path} lists classifier classes that differ "
-                "from the 40-card deck order plus not_a_card: retrain with `scorekeeper train`"
-            )
-        defaults = cls(folder=folder)
-        return cls(
-            folder=folder,
-            detector_file=str(detector.get("file", defaults.detector_file)),
-            detector_size=int(detector.get("size", defaults.detector_size)),
-            detector_scales=tuple(float(x) for x in scales),
-            classifier_file=str(classifier.get("file", defaults.classifier_file)),
-            crop_size=int(classifier.get("crop_size", defaults.crop_size)),
-            crop_margin=float(classifier.get("crop_margin", defaults.crop_margin)),
-            temperature=float(classifier.get("temperature", defaults.temperature)),
-            views=int(views),
-            first_view_sure=float(classifier.get("first_view_sure", defaults.first_view_sure)),
-            index_conf=float(thresholds.get("index_conf", defaults.index_conf)),
-            nms_iou=float(thresholds.get("nms_iou", defaults.nms_iou)),
-            card_prob=float(thresholds.get("card_prob", defaults.card_prob)),
-            photo_card_prob=_photo_card_prob(thresholds.get("photo_card_prob"), path),
-            corner_reach=float(thresholds.get("corner_reach", defaults.corner_reach)),
-            joint_corners=joint,
-            **card_view,
-            tracker=tracker,
-            extra={
-                k: v
-                for k, v in data.items()
-                if k not in {"detector", "classifier", "thresholds", "tracker"}
-            },
-        )
-
-
-def _photo_card_prob(value: Any, path: Path) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
-        raise ModelError(
-            f"model file {path} gives thresholds.photo_card_prob {value!r}: it must be a "
-            "probability in (0, 1] or left out; restore reader.json from git or enrol again"
-        )
-    return float(value)
-
-
-def _card_view_settings(section: Any, path: Path) -> dict[str, Any]:
-    if section is None:
-        return {}
-    problem = None
-    if not isinstance(section, dict) or not isinstance(section.get("file"), str):
-        problem = 'must be an object naming its "file"'
-    else:
-        size, weight = section.get("size", 80), section.get("weight", 1.0)
-        span = section.get("span", CARD_VIEW_SPAN)
-        if isinstance(size, bool) or not isinstance(size, int) or size < 16:
-            problem = f"gives the size {size!r}: it must be a whole number of pixels, 16 or more"
-        elif isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
-            problem = f"gives the weight {weight!r}: it must be a number above 0"
-        elif span != CARD_VIEW_SPAN:
-            problem = f"was trained on views {span!r} index lengths wide, not {CARD_VIEW_SPAN}"
-    if problem is not None:
-        raise ModelError(
-            f"model file {path}: the classifier's card_view {problem}; restore reader.json from "
-            "git or remove card_view to read the indices alone"
-        )
-    return {
-        "card_view_file": section["file"],
-        "card_view_size": int(section.get("size", 80)),
-        "card_view_weight": float(section.get("weight", 1.0)),
-    }
-
-
-def _tracker_settings(section: Any, path: Path) -> dict[str, float]:
-    if not isinstance(section, dict):
-        raise ModelError(
-            f"model file {path} gives tracker settings {section!r}: they must be an object such as "
-            '{"min_confidence": 0.15}; restore reader.json from git or enrol the deck again'
-        )
-    for name, value in section.items():
-        if name not in TRACKER_SETTINGS:
-            raise ModelError(
-                f"model file {path} sets the unknown tracker setting {name!r}: the known ones are "
-                f"{', '.join(TRACKER_SETTINGS)}; remove it from reader.json"
-            )
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
-            raise ModelError(
-                f"model file {path} gives the tracker's {name} {value!r}: it must be a confidence "
-                "in [0, 1); fix reader.json or enrol the deck again"
-            )
-    return {name: float(value) for name, value in section.items()}
-
-
-@dataclass(frozen=True, slots=True)
-class IndexReading:
-    """One corner index: where the detector saw it and what the classifier called it."""
-
-    box: Box
-    score: float
-    """Detector score."""
-    probs: np.ndarray
-    """Classifier probabilities over :data:`CLASSIFIER_CLASSES`."""
-
-    @property
-    def label(self) -> int:
-        return int(np.argmax(self.probs))
-
-    @property
-    def height(self) -> float:
-        return max(self.box[2] - self.box[0], self.box[3] - self.box[1])
+JOINT_FIRST_VIEW = 0.3
+"""With ``joint_corners``, an index whose first view names no card at this probability is dropped
+unread. On the webcam-scale view of realcards-dev, 0.3 reads the cards every view of every
+index reads (0.5 loses a point of recall)."""
 
 
 def _session(path: Path, threads: int, *, spin: bool = True) -> Any:
@@ -786,210 +527,3 @@ def turned_views(crop: np.ndarray, *, count: int, wide: bool) -> list[np.ndarray
     else:
         turns = (0,)
     return [np.ascontiguousarray(np.rot90(crop, k)) for k in turns]
-
-
-CORNERS_APART = 2.0
-"""Index heights between the centres of a card's two corners, at the least: the corners are at
-opposite ends of the card, several index heights apart at any tilt."""
-
-JOINT_FIRST_VIEW = 0.3
-"""With ``joint_corners``, an index whose first view names no card at this probability is dropped
-unread. On the webcam-scale view of realcards-dev, 0.3 reads the cards every view of every
-index reads (0.5 loses a point of recall)."""
-
-
-def pair_corners(
-    readings: list[IndexReading], *, card_prob: float, corner_reach: float
-) -> list[IndexReading]:
-    """The readings, each one below ``card_prob`` read together with its card's other corner.
-
-    The other corner is the nearest reading that names the same card, within ``corner_reach``
-    index heights and at least :data:`CORNERS_APART` apart (closer, it is the same printed index
-    boxed twice, whose evidence would count twice). The two corners are two looks at one card:
-    their probabilities are multiplied and normalised. A reading the product does not make surer
-    is kept as it was.
-    """
-    out = list(readings)
-    for i, reading in enumerate(readings):
-        label = reading.label
-        if label >= len(DECK) or reading.probs[label] >= card_prob:
-            continue
-        x, y = center(reading.box)
-        nearest: tuple[float, IndexReading] | None = None
-        for j, other in enumerate(readings):
-            if j == i or other.label != label:
-                continue
-            ox, oy = center(other.box)
-            apart = float(np.hypot(ox - x, oy - y))
-            height = max(reading.height, other.height)
-            if CORNERS_APART * height <= apart <= corner_reach * height and (
-                nearest is None or apart < nearest[0]
-            ):
-                nearest = (apart, other)
-        if nearest is None:
-            continue
-        joint = reading.probs * nearest[1].probs
-        joint = joint / joint.sum()
-        if joint[label] > reading.probs[label]:
-            out[i] = IndexReading(box=reading.box, score=reading.score, probs=joint)
-    return out
-
-
-def unsure_cards(readings: list[IndexReading], card_prob: float) -> list[int]:
-    """Where in ``readings`` an index names a card below ``card_prob``: those its card's view may
-    settle."""
-    return [
-        i
-        for i, reading in enumerate(readings)
-        if reading.label < len(DECK) and reading.probs[reading.label] < card_prob
-    ]
-
-
-def with_card_views(
-    readings: list[IndexReading],
-    views_of: Callable[[list[int]], np.ndarray],
-    *,
-    card_prob: float,
-    weight: float,
-) -> list[IndexReading]:
-    """``readings`` with each index still below ``card_prob`` read together with its card's view;
-    ``views_of(positions)`` gives the views' probabilities of those positions only, since the
-    network runs for no other."""
-    unsure = unsure_cards(readings, card_prob)
-    settled = list(readings)
-    for i, view in zip(unsure, views_of(unsure)):
-        settled[i] = with_card_view(readings[i], view, weight=weight)
-    return settled
-
-
-def with_card_view(reading: IndexReading, card_view: np.ndarray, *, weight: float) -> IndexReading:
-    """``reading`` read together with its card's view (:meth:`CardReader.card_view_probs`): the
-    index's probabilities times the card view's raised to ``weight``, normalised. Two looks at one
-    card, as :func:`pair_corners` reads two corners: an index torn between 3 and 5 is settled by
-    the three or five pips beside it.
-
-    A view that is itself unsure (its top below :data:`CARD_VIEW_DOUBT`) and names another card is
-    left out: it mostly sees the card lying over a half-covered corner, and even its small lean
-    would lift that other card over the index's."""
-    view = np.asarray(card_view, np.float64)
-    if int(np.argmax(view)) != reading.label and float(view.max()) < CARD_VIEW_DOUBT:
-        return reading
-    joint = np.asarray(reading.probs, np.float64) * np.power(view, weight)
-    total = float(joint.sum())
-    if not total > 0:
-        return reading
-    return IndexReading(
-        box=reading.box, score=reading.score, probs=(joint / total).astype(np.float32)
-    )
-
-
-def combine_indices(
-    readings: list[IndexReading],
-    *,
-    card_prob: float = 0.5,
-    corner_reach: float = 7.0,
-    joint_corners: bool = False,
-) -> tuple[CardDetection, ...]:
-    """Turn index readings into distinct cards.
-
-    With ``joint_corners`` the readings are first read in pairs (:func:`pair_corners`). Each
-    reading votes for its most likely class. ``not_a_card`` and readings below ``card_prob``
-    are dropped. Readings of the same card are grouped around the strongest one; a second reading
-    within ``corner_reach`` index heights is the card's other corner (``corners=2``); one further
-    away is another card read wrongly (a card exists once): it is named by its likeliest other
-    card still free, or dropped (:func:`distinct_cards`). A card's confidence is detector score x
-    class probability of its best corner, raised by the second corner as 1 - (1 - a)(1 - b); its
-    alternatives are the best corner's runners-up, on the same scale.
-    """
-    if joint_corners:
-        readings = pair_corners(readings, card_prob=card_prob, corner_reach=corner_reach)
-    votes_all: list[tuple[float, IndexReading]] = []
-    for reading in readings:
-        label = reading.label
-        if label >= len(DECK):
-            continue
-        prob = float(reading.probs[label])
-        if prob < card_prob:
-            continue
-        votes_all.append((reading.score * prob, reading))
-    by_card: dict[int, list[tuple[float, IndexReading]]] = {}
-    kept: list[IndexReading] = []
-    for vote in sorted(votes_all, key=lambda v: v[0], reverse=True):
-        reading = vote[1]
-        # One printed index boxed twice (the rank alone inside rank and suit) and named two ways
-        # is one card: the better reading names it.
-        if any(other.label != reading.label and _nested(reading.box, other.box) for other in kept):
-            continue
-        kept.append(reading)
-        by_card.setdefault(reading.label, []).append(vote)
-    detections: list[CardDetection] = []
-    for label, votes in by_card.items():
-        votes.sort(key=lambda vote: vote[0], reverse=True)
-        best_score, best = votes[0]
-        partner: tuple[float, IndexReading] | None = None
-        bx, by = center(best.box)
-        for score, other in votes[1:]:
-            ox, oy = center(other.box)
-            reach = corner_reach * max(best.height, other.height)
-            if np.hypot(ox - bx, oy - by) <= reach:
-                partner = (score, other)
-                break
-        card: Card = card_from_index(label)
-        alternatives = _runners_up(best)
-        for score, other in votes[1:]:
-            if partner is None or other is not partner[1]:
-                detections.append(
-                    CardDetection(
-                        card=card,
-                        confidence=score,
-                        box=other.box,
-                        corners=1,
-                        alternatives=_runners_up(other),
-                    )
-                )
-        if partner is None:
-            detections.append(
-                CardDetection(
-                    card=card,
-                    confidence=best_score,
-                    box=best.box,
-                    corners=1,
-                    alternatives=alternatives,
-                )
-            )
-        else:
-            score, other = partner
-            box = union_box(best.box, other.box)
-            confidence = 1.0 - (1.0 - best_score) * (1.0 - score)
-            detections.append(
-                CardDetection(
-                    card=card, confidence=confidence, box=box, corners=2, alternatives=alternatives
-                )
-            )
-    return distinct_cards(detections)
-
-
-RUNNER_UP_PROB = 0.01
-"""A class below this probability is no alternative worth carrying."""
-
-
-def _runners_up(reading: IndexReading) -> tuple[tuple[Card, float], ...]:
-    """The reading's next likeliest cards (not ``not_a_card``), scaled by the detector's score."""
-    order = np.argsort(reading.probs[: len(DECK)])[::-1]
-    out: list[tuple[Card, float]] = []
-    for label in order:
-        if int(label) == reading.label:
-            continue
-        prob = float(reading.probs[label])
-        if prob < RUNNER_UP_PROB or len(out) == MAX_ALTERNATIVES:
-            break
-        out.append((card_from_index(int(label)), reading.score * prob))
-    return tuple(out)
-
-
-NESTED_SHARE = 0.7
-"""Two boxes are one index when this share of the smaller lies inside the larger."""
-
-
-def _nested(a: Box, b: Box) -> bool:
-    return nested_share(a, b) >= NESTED_SHARE
