@@ -33,7 +33,8 @@ class IndexReading:
     score: float
     """Detector score."""
     probs: np.ndarray
-    """Classifier probabilities over :data:`CLASSIFIER_CLASSES`."""
+    """Classifier probabilities over
+    :data:`~scorekeeper.vision.reader_config.CLASSIFIER_CLASSES`."""
 
     @property
     def label(self) -> int:
@@ -114,10 +115,11 @@ def with_card_views(
 
 
 def with_card_view(reading: IndexReading, card_view: np.ndarray, *, weight: float) -> IndexReading:
-    """``reading`` read together with its card's view (:meth:`CardReader.card_view_probs`): the
-    index's probabilities times the card view's raised to ``weight``, normalised. Two looks at one
-    card, as :func:`pair_corners` reads two corners: an index torn between 3 and 5 is settled by
-    the three or five pips beside it.
+    """``reading`` read together with its card's view
+    (:meth:`~scorekeeper.vision.reader.CardReader.card_view_probs`): the index's probabilities
+    times the card view's raised to ``weight``, normalised. Two looks at one card, as
+    :func:`pair_corners` reads two corners: an index torn between 3 and 5 is settled by the three
+    or five pips beside it.
 
     A view that is itself unsure (its top below :data:`CARD_VIEW_DOUBT`) and names another card is
     left out: it mostly sees the card lying over a half-covered corner, and even its small lean
@@ -148,9 +150,10 @@ def combine_indices(
     are dropped. Readings of the same card are grouped around the strongest one; a second reading
     within ``corner_reach`` index heights is the card's other corner (``corners=2``); one further
     away is another card read wrongly (a card exists once): it is named by its likeliest other
-    card still free, or dropped (:func:`distinct_cards`). A card's confidence is detector score x
-    class probability of its best corner, raised by the second corner as 1 - (1 - a)(1 - b); its
-    alternatives are the best corner's runners-up, on the same scale.
+    card still free, or dropped (:func:`~scorekeeper.vision.detections.distinct_cards`). A card's
+    confidence is detector score x class probability of its best corner, raised by the second
+    corner as 1 - (1 - a)(1 - b); its alternatives are the best corner's runners-up, on the same
+    scale.
     """
     if joint_corners:
         readings = pair_corners(readings, card_prob=card_prob, corner_reach=corner_reach)

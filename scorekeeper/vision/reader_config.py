@@ -72,21 +72,22 @@ class ReaderConfig:
     card_prob: float = 0.5
     """Classifier probability to accept a reading. Higher trades recall for precision."""
     photo_card_prob: float | None = None
-    """``card_prob`` for a still photo (:attr:`CardReader.photo`), where it differs: a photo is
-    searched at finer sizes and its unsure indices get a second look, so it keeps its precision
-    at a lower probability than a live frame does. None: ``card_prob`` for photos too."""
+    """``card_prob`` for a still photo (:attr:`~scorekeeper.vision.reader.CardReader.photo`),
+    where it differs: a photo is searched at finer sizes and its unsure indices get a second
+    look, so it keeps its precision at a lower probability than a live frame does. None:
+    ``card_prob`` for photos too."""
     corner_reach: float = 7.0
     """How far apart (in index heights) two indices read as the same card may be and still count as
     the two corners of one card."""
     joint_corners: bool = False
     """An index below ``card_prob`` whose card's other corner (the nearest index within
     ``corner_reach`` that names the same card) agrees is read from both: their probabilities
-    multiplied (:func:`pair_corners`). Two soft corners that each say the same card at 0.75 say it
-    together at more than 0.9."""
+    multiplied (:func:`~scorekeeper.vision.naming.pair_corners`). Two soft corners that each say
+    the same card at 0.75 say it together at more than 0.9."""
     card_view_file: str | None = None
     """The card-view network (ONNX), or None for a reader that reads the indices alone. It sees
     the square :data:`CARD_VIEW_SPAN` index lengths wide around an unsure index, the card's body
-    with it, and names the card (:func:`with_card_view`)."""
+    with it, and names the card (:func:`~scorekeeper.vision.naming.with_card_view`)."""
     card_view_size: int = 80
     card_view_weight: float = 1.0
     """The card view's probabilities are raised to this power before they are multiplied into the
