@@ -109,16 +109,18 @@ def test_photos_take_the_lowest_probability_still_at_the_floor_and_no_lower_one_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = _model(tmp_path, card_prob=0.9)
-    read = _photos_read_as(monkeypatch, {0.9: 0.991, 0.8: 0.984, 0.7: 0.974, 0.6: 0.96})
+    read = _photos_read_as(
+        monkeypatch, {0.9: 0.995, 0.85: 0.992, 0.8: 0.988, 0.75: 0.984, 0.7: 0.974, 0.65: 0.96}
+    )
     choice = choose_photo_card_prob(
         model, ["photo"], on="test photos", min_precision=0.97, confidence=0.95
     )
-    assert choice["photo_card_prob"] == 0.8
+    assert choice["photo_card_prob"] == 0.75
     # 0.7 falls under the floor: nothing lower is read (each reading costs every photo again).
-    assert read == [0.9, 0.8, 0.7]
+    assert read == [0.9, 0.85, 0.8, 0.75, 0.7]
     assert [row["card_prob"] for row in choice["rows"]] == read
     reader = CardReader(model)
-    assert reader.config.photo_card_prob == 0.8 and reader.config.card_prob == 0.9
+    assert reader.config.photo_card_prob == 0.75 and reader.config.card_prob == 0.9
     assert json.loads((model / "reader.json").read_text())["photo_threshold_choice"] == choice
 
 
@@ -127,7 +129,7 @@ def test_on_few_cards_a_photo_threshold_must_pass_the_floor_by_more_than_chance(
 ) -> None:
     model = _model(tmp_path, card_prob=0.9)
     # 0.984 on 80 cards is one or two false ones: over 0.97 by luck as likely as not.
-    _photos_read_as(monkeypatch, {0.9: 0.991, 0.8: 0.984, 0.7: 0.974}, right=80)
+    _photos_read_as(monkeypatch, {0.9: 0.991, 0.85: 0.988, 0.8: 0.984}, right=80)
     choose_photo_card_prob(model, ["photo"], on="test photos", min_precision=0.97, confidence=0.95)
     assert CardReader(model).config.photo_card_prob is None
 
@@ -136,7 +138,7 @@ def test_where_no_lower_probability_keeps_the_floor_photos_are_read_at_the_model
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     model = _model(tmp_path, card_prob=0.8)
-    _photos_read_as(monkeypatch, {0.8: 0.99, 0.7: 0.97})
+    _photos_read_as(monkeypatch, {0.8: 0.99, 0.75: 0.97})
     choose_photo_card_prob(model, ["photo"], on="test photos", min_precision=0.97, confidence=0.95)
     assert CardReader(model).config.photo_card_prob is None
     # Not even the model's own reaches the floor: still no photo threshold above it.

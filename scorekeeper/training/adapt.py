@@ -85,10 +85,11 @@ PHOTO_CHOICE_CONFIDENCE = 0.95
 recall only where the lower end of this interval of card precision on the deck's rendered phone
 photos reaches :data:`MIN_PRECISION`. A photo is read once, with no later frame to outvote a false
 card as a game's frames do, and the probability with the most recall among several is the one
-whose precision on these photos was luckiest. Two 15-minute enrolments of photo_deck_mit read
-their 100 photos at 0.982 and 0.976 one step under their live ``card_prob`` (0.974 and 0.967 at
-the lower end): the first took it, the second kept its own. On 40 photos neither would have
-(0.979 and 0.978; 0.965 and 0.964)."""
+whose precision on these photos was luckiest. Two 15-minute enrolments of photo_deck_mit read 100
+photos at 0.979 and 0.983 at 0.75 (0.970 and 0.975 at the lower end) and took it, and at 0.974 and
+0.976 at 0.7 (0.965 and 0.967), which they did not. On 40 photos the interval is wider: one step
+under their live ``card_prob`` on the 0.1 grid, neither would have gone lower (0.979 and 0.978;
+0.965 and 0.964)."""
 PHOTO_SCENE = {"fan_probability": 1.0, "fans": [2, 4], "index_px": [24, 64]}
 """Phone photos of the deck: two to four hands fanned on a table 60-80 cm across, photographed
 from above at 2560 px, where a card's index is 24-64 px tall."""
