@@ -4,7 +4,6 @@ most recall at the floor, and never outliving the classifier it was chosen for."
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -14,19 +13,11 @@ from scorekeeper.training import thresholds
 from scorekeeper.training.thresholds import choose_photo_card_prob
 from scorekeeper.vision import evaluate
 from scorekeeper.vision.reader import CardReader
-
-SHIPPED = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
+from tests.shipped_model import shipped_model_with
 
 
 def _model(tmp_path: Path, card_prob: float) -> Path:
-    if not SHIPPED.is_dir():
-        pytest.skip("no shipped model under models/sueca-reader")
-    model = tmp_path / "model"
-    shutil.copytree(SHIPPED, model, ignore=shutil.ignore_patterns("checkpoints"))
-    config = json.loads((model / "reader.json").read_text())
-    config["thresholds"]["card_prob"] = card_prob
-    (model / "reader.json").write_text(json.dumps(config))
-    return model
+    return shipped_model_with(tmp_path, "thresholds", "card_prob", card_prob)
 
 
 def _labelled_scenes(

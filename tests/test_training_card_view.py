@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,8 +19,7 @@ from scorekeeper.training.card_view import (
 )
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.reader_config import CARD_VIEW_MARGIN
-
-MODEL = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
+from tests.shipped_model import SHIPPED, copy_of_shipped_model
 
 
 @dataclass(frozen=True)
@@ -90,7 +88,7 @@ def test_scene_views_frame_each_labelled_index_as_the_reader_does(tmp_path: Path
 def test_a_trained_card_view_is_exported_resumed_and_read_by_the_reader(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
-    if not MODEL.is_dir():
+    if not SHIPPED.is_dir():
         pytest.skip("no shipped model under models/sueca-reader")
     from scorekeeper.training.card_view import CardViewRecipe, export_card_view, train_card_view
     from scorekeeper.vision.evaluate import latency_frames
@@ -113,8 +111,7 @@ def test_a_trained_card_view_is_exported_resumed_and_read_by_the_reader(tmp_path
     with pytest.raises(TrainingSetupError, match="planned for 4 steps, not 6: resume it with"):
         train_card_view(views, labels, (views[:4], labels[:4]), run, longer, log=logged.append)
 
-    model = tmp_path / "model"
-    shutil.copytree(MODEL, model, ignore=shutil.ignore_patterns("checkpoints"))
+    model = copy_of_shipped_model(tmp_path)
     export_card_view(run / "best.pt", model / "card-view.onnx")
     config = json.loads((model / "reader.json").read_text())
     config["classifier"]["card_view"] = {"file": "card-view.onnx", "size": CARD_VIEW_SIZE}

@@ -6,7 +6,6 @@ No torch here: only onnxruntime and OpenCV, like the run-time install.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +20,7 @@ from scorekeeper.vision.reader import CardReader, turned_views
 from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES, NOT_A_CARD
 from scorekeeper.vision.registry import find_model
 from tests.rendered_tables import rendered_table
-
-SHIPPED = Path(__file__).resolve().parents[1] / "models" / "sueca-reader"
+from tests.shipped_model import SHIPPED, copy_of_shipped_model, shipped_model_with
 
 
 def _probs(label: int, p: float = 0.9) -> np.ndarray:
@@ -157,14 +155,6 @@ def test_corners_that_disagree_or_lie_far_apart_name_nothing_together() -> None:
 # -- model loading errors --------------------------------------------------------------------------
 
 
-def _copy_model(tmp_path: Path) -> Path:
-    if not SHIPPED.is_dir():
-        pytest.skip("no shipped model under models/sueca-reader")
-    target = tmp_path / "model"
-    shutil.copytree(SHIPPED, target, ignore=shutil.ignore_patterns("checkpoints"))
-    return target
-
-
 def test_unknown_model_name_is_one_line_naming_what_to_do(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("SCOREKEEPER_MODELS", str(tmp_path))
     with pytest.raises(ModelError, match=r"model 'nope' not found.*scorekeeper train") as info:
@@ -173,7 +163,7 @@ def test_unknown_model_name_is_one_line_naming_what_to_do(tmp_path: Path, monkey
 
 
 def test_missing_weights_name_the_file(tmp_path: Path) -> None:
-    model = _copy_model(tmp_path)
+    model = copy_of_shipped_model(tmp_path)
     (model / "index-classifier-int8.onnx").unlink()
     with pytest.raises(ModelError, match=r"index-classifier-int8\.onnx is missing") as info:
         CardReader(model)
@@ -181,7 +171,7 @@ def test_missing_weights_name_the_file(tmp_path: Path) -> None:
 
 
 def test_corrupt_weights_name_the_file(tmp_path: Path) -> None:
-    model = _copy_model(tmp_path)
+    model = copy_of_shipped_model(tmp_path)
     (model / "index-detector.onnx").write_bytes(b"not an onnx model at all" * 10)
     with pytest.raises(
         ModelError, match=r"index-detector\.onnx is not a loadable ONNX model"
@@ -191,7 +181,7 @@ def test_corrupt_weights_name_the_file(tmp_path: Path) -> None:
 
 
 def test_corrupt_or_foreign_reader_json_is_refused(tmp_path: Path) -> None:
-    model = _copy_model(tmp_path)
+    model = copy_of_shipped_model(tmp_path)
     config = model / "reader.json"
     data = json.loads(config.read_text())
     data["classifier"]["classes"] = list(reversed(data["classifier"]["classes"]))
@@ -223,7 +213,7 @@ def test_detect_cli_reports_an_unreadable_image(tmp_path: Path, capsys) -> None:
 
 
 def test_a_bad_classifier_temperature_is_refused_in_one_line(tmp_path: Path) -> None:
-    model = _copy_model(tmp_path)
+    model = copy_of_shipped_model(tmp_path)
     config = model / "reader.json"
     data = json.loads(config.read_text())
     for bad in (0, -1.5, "hot", True):
@@ -271,7 +261,7 @@ def test_a_second_index_read_as_a_card_already_taken_falls_back_to_its_runner_up
 
 
 def test_a_bad_view_count_is_refused_in_one_line(tmp_path: Path) -> None:
-    model = _copy_model(tmp_path)
+    model = copy_of_shipped_model(tmp_path)
     config = model / "reader.json"
     data = json.loads(config.read_text())
     for bad in (3, 0, "two", True):
@@ -311,7 +301,7 @@ def test_the_reader_averages_its_views_of_each_index() -> None:
 
 
 def test_bad_detector_scales_are_refused_in_one_line(tmp_path: Path) -> None:
-    model = _copy_model(tmp_path)
+    model = copy_of_shipped_model(tmp_path)
     config = model / "reader.json"
     data = json.loads(config.read_text())
     for bad in ([], [1.0, 1.5], 0.5, ["half"], [True]):
@@ -433,7 +423,7 @@ def test_a_models_tracker_settings_reach_the_tracker_and_bad_ones_are_refused(
 ) -> None:
     from scorekeeper.pipeline.session import reader_thresholds
 
-    model = _copy_model(tmp_path)
+    model = copy_of_shipped_model(tmp_path)
     config = model / "reader.json"
     assert reader_thresholds(CardReader(model)).play_confidence == 0.0  # the tracker's default
     data = json.loads(config.read_text())
@@ -455,7 +445,7 @@ def test_a_models_tracker_settings_reach_the_tracker_and_bad_ones_are_refused(
 
 
 def test_a_joint_corners_that_is_not_true_or_false_is_refused_in_one_line(tmp_path: Path) -> None:
-    model = _copy_model(tmp_path)
+    model = copy_of_shipped_model(tmp_path)
     config = model / "reader.json"
     data = json.loads(config.read_text())
     data["classifier"]["joint_corners"] = "yes"
@@ -466,7 +456,7 @@ def test_a_joint_corners_that_is_not_true_or_false_is_refused_in_one_line(tmp_pa
 
 
 def test_a_bad_first_view_sure_is_refused_in_one_line(tmp_path: Path) -> None:
-    model = _copy_model(tmp_path)
+    model = copy_of_shipped_model(tmp_path)
     config = model / "reader.json"
     for bad in (0, 1.5, "0.99", True):
         data = json.loads(config.read_text())
@@ -514,16 +504,6 @@ def test_a_lighter_card_view_leaves_a_clear_index_its_say() -> None:
     assert light.probs[three] > heavy.probs[three]
 
 
-def _with_setting(tmp_path: Path, section: str, key: str, value: object) -> Path:
-    """A copy of the shipped model whose ``reader.json`` says ``value`` for ``section.key``."""
-    model = _copy_model(tmp_path)
-    config = model / "reader.json"
-    data = json.loads(config.read_text())
-    data[section][key] = value
-    config.write_text(json.dumps(data))
-    return model
-
-
 @pytest.mark.parametrize(
     ("section", "complaint"),
     [
@@ -536,14 +516,15 @@ def _with_setting(tmp_path: Path, section: str, key: str, value: object) -> Path
 def test_a_bad_card_view_section_is_refused_in_one_line(
     tmp_path: Path, section: object, complaint: str
 ) -> None:
-    model = _with_setting(tmp_path, "classifier", "card_view", section)
+    model = shipped_model_with(tmp_path, "classifier", "card_view", section)
     with pytest.raises(ModelError, match=complaint) as info:
         CardReader(model)
     assert "\n" not in str(info.value) and "card_view" in str(info.value)
 
 
 def test_a_missing_card_view_network_names_the_file(tmp_path: Path) -> None:
-    model = _with_setting(tmp_path, "classifier", "card_view", {"file": "absent-card-view.onnx"})
+    absent = {"file": "absent-card-view.onnx"}
+    model = shipped_model_with(tmp_path, "classifier", "card_view", absent)
     with pytest.raises(ModelError, match=r"absent-card-view\.onnx is missing"):
         CardReader(model)
 
@@ -741,7 +722,7 @@ def _cards(reader: CardReader, image: np.ndarray) -> set[str]:
 def test_a_model_with_a_photo_threshold_reads_photos_at_it_and_camera_frames_at_its_own(
     tmp_path: Path,
 ) -> None:
-    model = _with_setting(tmp_path, "thresholds", "photo_card_prob", 0.5)
+    model = shipped_model_with(tmp_path, "thresholds", "photo_card_prob", 0.5)
     own = CardReader(SHIPPED).config.card_prob
     assert own > 0.5
     photo, _ = _fanned_photo(3, 4, width=2560)
@@ -762,7 +743,7 @@ def test_a_model_with_a_photo_threshold_reads_photos_at_it_and_camera_frames_at_
 
 @pytest.mark.parametrize("value", [1.5, 0, "high", True])
 def test_a_malformed_photo_threshold_is_named_in_one_line(tmp_path: Path, value: object) -> None:
-    model = _with_setting(tmp_path, "thresholds", "photo_card_prob", value)
+    model = shipped_model_with(tmp_path, "thresholds", "photo_card_prob", value)
     with pytest.raises(ModelError, match=r"photo_card_prob .*probability in \(0, 1\]") as info:
         CardReader(model)
     assert "\n" not in str(info.value)
