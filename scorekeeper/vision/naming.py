@@ -189,7 +189,6 @@ def combine_indices(
                 partner = (score, other)
                 break
         card: Card = card_from_index(label)
-        alternatives = _runners_up(best)
         for score, other in votes[1:]:
             if partner is None or other is not partner[1]:
                 detections.append(
@@ -201,25 +200,21 @@ def combine_indices(
                         alternatives=_runners_up(other),
                     )
                 )
-        if partner is None:
-            detections.append(
-                CardDetection(
-                    card=card,
-                    confidence=best_score,
-                    box=best.box,
-                    corners=1,
-                    alternatives=alternatives,
-                )
-            )
-        else:
+        box, confidence, corners = best.box, best_score, 1
+        if partner is not None:
             score, other = partner
             box = union_box(best.box, other.box)
             confidence = 1.0 - (1.0 - best_score) * (1.0 - score)
-            detections.append(
-                CardDetection(
-                    card=card, confidence=confidence, box=box, corners=2, alternatives=alternatives
-                )
+            corners = 2
+        detections.append(
+            CardDetection(
+                card=card,
+                confidence=confidence,
+                box=box,
+                corners=corners,
+                alternatives=_runners_up(best),
             )
+        )
     return distinct_cards(detections)
 
 
