@@ -115,6 +115,12 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
     # Both stages were fine-tuned within the budget, the classifier's steps fitted to it in the run.
     assert set(record["candidates"]) == {"thresholds", "classifier", "classifier+detector"}
     assert record["detector"]["fine_tuned"] and record["steps"]["classifier"]["steps"] >= 1
+    assert record["steps"]["detector"]["epochs"] >= 1
+    # Each stage says what its steps computed in, as trial steps chose on this machine.
+    assert {record["steps"][stage]["precision"] for stage in ("classifier", "detector")} <= {
+        "bf16",
+        "fp32",
+    }
     assert record["learned_from"] == {"deck": "cafe", "deal_ids": [], "deals": 0}
     # The kept model's photo threshold was chosen on the deck's phone photos, read as photos.
     photos = record["photo_threshold"]

@@ -701,6 +701,7 @@ def finetune(
         started = time.time()
         detector = finetune_detector(job, teaching, detector_seconds, log)
         minutes["detector"] = round((time.time() - started) / 60, 2)
+        steps["detector"] = _detector_log(detector.parent.parent)
     minutes["train"] = round((time.time() - began) / 60, 2)
     return Trained(classifier, detector, minutes, steps)
 
@@ -712,6 +713,19 @@ def _last_log(path: Path) -> dict[str, Any]:
     except (OSError, ValueError, IndexError):
         return {}
     return record if isinstance(record, dict) else {}
+
+
+def _detector_log(run: Path) -> dict[str, Any]:
+    """Epochs an ultralytics run finished and what its steps computed in."""
+    import yaml  # ultralytics' own dependency: there is no detector run without it
+
+    try:
+        rows = (run / "results.csv").read_text(encoding="utf-8").strip().splitlines()[1:]
+        amp = yaml.safe_load((run / "args.yaml").read_text(encoding="utf-8")).get("amp")
+    except (OSError, yaml.YAMLError, AttributeError):
+        return {}
+    precision = {"bf16": "bf16", True: "fp16"}.get(amp, "fp32")
+    return {"epochs": len(rows), "precision": precision}
 
 
 def finetune_classifier(

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from scorekeeper.rules.cards import DECK, Card, Suit
+from scorekeeper.training.precision import autocast, choose_precision
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES, NOT_A_CARD
 
@@ -468,6 +469,10 @@ class ClassifierRecipe:
     webcam_index_px: tuple[float, float] = WEBCAM_INDEX_PX
     club_spade_weight: float = CLUB_SPADE_WEIGHT
     quarter_turn_share: float = QUARTER_TURN_SHARE
+    precision: str = "auto"
+    """What the steps compute in (:mod:`scorekeeper.training.precision`): ``auto`` takes bfloat16
+    where trial steps show it faster on this CPU. On a CPU with AMX a step of 128 crops took 0.23 s
+    in bfloat16 against 0.60 s in float32."""
 
 
 def training_view(
@@ -539,13 +544,18 @@ def train_classifier(
     if n_train == 0:
         raise ValueError("no classifier training crops: build the data set first")
     steps = recipe.steps_per_epoch or max(1, n_train // recipe.batch)
+    trials_began = time.monotonic()
+    choice = choose_precision(recipe.precision, _trial_step(model, data, recipe, device))
+    precision = choice.precision
+    log(f"classifier: {choice.describe()}")
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=recipe.lr, weight_decay=recipe.weight_decay
     )
     budget: BudgetSchedule | None = None
     if budget_seconds is not None:
         recipe.epochs, resuming = 1, False
-        budget = BudgetSchedule(budget_seconds)
+        # The trial steps are paid from the budget too.
+        budget = BudgetSchedule(max(0.0, budget_seconds - (time.monotonic() - trials_began)))
         steps = budget.total
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, budget.factor)
     else:
@@ -589,8 +599,9 @@ def train_classifier(
             x = to_tensor(batch).to(device, memory_format=torch.channels_last)
             y = torch.from_numpy(labels[picks]).to(device)
             optimizer.zero_grad(set_to_none=True)
-            out = model(x)
-            loss = criterion(out, y)
+            with autocast(precision, device.type):
+                out = model(x)
+                loss = criterion(out, y)
             loss.backward()
             optimizer.step()
             if budget is not None:
@@ -610,6 +621,7 @@ def train_classifier(
             "val_top1": acc,
             "seconds": round(time.time() - began, 1),
             "steps": step,
+            "precision": precision,
         }
         if budget is not None and budget.seconds_per_step is not None:
             record["seconds_per_step"] = round(budget.seconds_per_step, 4)
@@ -642,6 +654,42 @@ def train_classifier(
                 out_dir / "best.pt",
             )
     return out_dir / "best.pt"
+
+
+def _trial_step(
+    model: Any, data: CropData, recipe: ClassifierRecipe, device: Any
+) -> Callable[[bool], None]:
+    """One training step on a scratch copy of ``model`` (its weights and the training's random
+    stream untouched), in bfloat16 when told: for timing the two precisions."""
+    import copy
+
+    import torch
+    from torch import nn
+
+    scratch: list[Any] = []
+
+    def step(bf16: bool) -> None:
+        if not scratch:
+            rng = np.random.default_rng(recipe.seed + 1)
+            picks = rng.choice(len(data.context) + len(data.fixed), recipe.batch)
+            batch = np.stack([training_view(data, int(i), rng, recipe) for i in picks])
+            copy_of_model = copy.deepcopy(model).train()
+            scratch.extend(
+                [
+                    copy_of_model,
+                    torch.optim.AdamW(copy_of_model.parameters(), lr=0.0),
+                    to_tensor(batch).to(device, memory_format=torch.channels_last),
+                    torch.zeros(recipe.batch, dtype=torch.long, device=device),
+                ]
+            )
+        network, optimizer, x, y = scratch
+        optimizer.zero_grad(set_to_none=True)
+        with autocast("bf16" if bf16 else "fp32", device.type):
+            loss = nn.functional.cross_entropy(network(x), y)
+        loss.backward()
+        optimizer.step()
+
+    return step
 
 
 class BudgetSchedule:

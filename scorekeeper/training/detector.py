@@ -7,11 +7,15 @@ to learn from scratch) and scale augmentation is wide, since indices span ~10-12
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from scorekeeper.training.precision import autocast, choose_precision
 
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -72,6 +76,9 @@ class DetectorRecipe:
     seed: int = 0
     time: float | None = None
     """Hours: when set, ultralytics fits the epochs (and the learning-rate schedule) to it."""
+    precision: str = "auto"
+    """What a CPU's steps compute in (:mod:`scorekeeper.training.precision`); on a GPU
+    ultralytics' own mixed precision is used."""
 
 
 def train_detector(
@@ -90,28 +97,96 @@ def train_detector(
     last = run_dir / "weights" / "last.pt"
     if resume and last.is_file():
         model = YOLO(str(last))
-        model.train(resume=True)
+        with _bfloat16_on_cpu():  # a run that started in bfloat16 goes on in it
+            model.train(resume=True)
         return run_dir
     # From our own checkpoint (its one-class head included) or from the architecture YAML.
     model = YOLO(str(init)) if init is not None else YOLO(recipe.model)
     settings: dict[str, Any] = asdict(recipe)
     settings.pop("model")
-    model.train(
-        data=str(data_yaml),
-        project=str(project),
-        name=name,
-        exist_ok=True,
-        single_cls=True,
-        save_period=1,
-        plots=False,
-        amp=recipe.device != "cpu",
-        # With pretrained=False ultralytics builds the network afresh from the YAML and drops the
-        # checkpoint's weights, so a "resumed" run would silently start from scratch.
-        pretrained=init is not None,
-        verbose=False,
-        **settings,
-    )
+    amp: bool | str = recipe.device != "cpu"
+    if recipe.device == "cpu":
+        choice = choose_precision(settings["precision"], _trial_step(model.model, recipe))
+        print(f"detector: {choice.describe()}")
+        amp = "bf16" if choice.precision == "bf16" else False
+    settings.pop("precision")
+    with _bfloat16_on_cpu():
+        model.train(
+            data=str(data_yaml),
+            project=str(project),
+            name=name,
+            exist_ok=True,
+            single_cls=True,
+            save_period=1,
+            plots=False,
+            amp=amp,
+            # With pretrained=False ultralytics builds the network afresh from the YAML and drops
+            # the checkpoint's weights, so a "resumed" run would silently start from scratch.
+            pretrained=init is not None,
+            verbose=False,
+            **settings,
+        )
     return run_dir
+
+
+def _trial_step(network: Any, recipe: DetectorRecipe) -> Callable[[bool], None]:
+    """One step of a scratch copy of ``network`` on a random batch, its loss standing in for
+    the detector's (the same convolutions, forward and back): for timing the two precisions."""
+    import copy
+
+    import torch
+
+    scratch: list[Any] = []
+
+    def step(bf16: bool) -> None:
+        if not scratch:
+            copy_of_network = copy.deepcopy(network).float().train()
+            for parameter in copy_of_network.parameters():
+                parameter.requires_grad_(True)
+            images = torch.rand(recipe.batch, 3, recipe.imgsz, recipe.imgsz)
+            scratch.extend([copy_of_network, images])
+        copy_of_network, images = scratch
+        copy_of_network.zero_grad(set_to_none=True)
+        with autocast("bf16" if bf16 else "fp32", "cpu"):
+            outputs = copy_of_network(images)
+        loss = sum(t.float().square().mean() for t in _tensors(outputs))
+        loss.backward()
+
+    return step
+
+
+def _tensors(outputs: Any) -> Iterator[Any]:
+    import torch
+
+    if torch.is_tensor(outputs):
+        yield outputs
+    elif isinstance(outputs, dict):
+        for value in outputs.values():
+            yield from _tensors(value)
+    elif isinstance(outputs, (list, tuple)):
+        for value in outputs:
+            yield from _tensors(value)
+
+
+@contextlib.contextmanager
+def _bfloat16_on_cpu() -> Iterator[None]:
+    """ultralytics' trainer takes ``amp="bf16"``, but its autocast helper refuses bfloat16 off
+    CUDA; for the run, the trainer's helper gives torch's CPU autocast in that one case."""
+    import torch
+    from ultralytics.engine import trainer
+
+    helper = trainer.autocast
+
+    def cpu_aware(enabled: Any, device: str = "cuda") -> Any:
+        if enabled is torch.bfloat16 and device == "cpu":
+            return torch.autocast("cpu", dtype=torch.bfloat16)
+        return helper(enabled, device)
+
+    trainer.autocast = cpu_aware
+    try:
+        yield
+    finally:
+        trainer.autocast = helper
 
 
 def export_detector(weights: Path, onnx_path: Path, *, imgsz: int = 320) -> Path:
