@@ -18,7 +18,8 @@ class StepClock:
     """A clock that only moves when a trial step runs: each takes its precision's seconds."""
 
     def __init__(self, fp32: float, bf16: float) -> None:
-        self.now, self.seconds, self.steps = 0.0, {False: fp32, True: bf16}, []
+        self.now, self.seconds = 0.0, {False: fp32, True: bf16}
+        self.steps: list[bool] = []
 
     def step(self, bf16: bool) -> None:
         self.steps.append(bf16)
