@@ -469,7 +469,7 @@ class ClassifierRecipe:
     webcam_index_px: tuple[float, float] = WEBCAM_INDEX_PX
     club_spade_weight: float = CLUB_SPADE_WEIGHT
     quarter_turn_share: float = QUARTER_TURN_SHARE
-    precision: str = "auto"
+    precision: str = "fp32"
     """What the steps compute in (:mod:`scorekeeper.training.precision`): ``auto`` takes bfloat16
     where trial steps show it faster on this CPU. On a CPU with AMX a step of 128 crops took 0.23 s
     in bfloat16 against 0.60 s in float32."""

@@ -76,7 +76,7 @@ class DetectorRecipe:
     seed: int = 0
     time: float | None = None
     """Hours: when set, ultralytics fits the epochs (and the learning-rate schedule) to it."""
-    precision: str = "auto"
+    precision: str = "fp32"
     """What a CPU's steps compute in (:mod:`scorekeeper.training.precision`); on a GPU
     ultralytics' own mixed precision is used."""
 
