@@ -99,6 +99,8 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
                 "0.1",
                 "--detector",
                 "on",
+                "--precision",
+                "bf16",
                 "--json",
             ]
         )
@@ -116,11 +118,9 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
     assert set(record["candidates"]) == {"thresholds", "classifier", "classifier+detector"}
     assert record["detector"]["fine_tuned"] and record["steps"]["classifier"]["steps"] >= 1
     assert record["steps"]["detector"]["epochs"] >= 1
-    # Each stage says what its steps computed in, as trial steps chose on this machine.
-    assert {record["steps"][stage]["precision"] for stage in ("classifier", "detector")} <= {
-        "bf16",
-        "fp32",
-    }
+    # Each stage computed its steps in the precision asked for, and says so.
+    assert record["steps"]["classifier"]["precision"] == "bf16"
+    assert record["steps"]["detector"]["precision"] == "bf16"
     assert record["learned_from"] == {"deck": "cafe", "deal_ids": [], "deals": 0}
     # The kept model's photo threshold was chosen on the deck's phone photos, read as photos.
     photos = record["photo_threshold"]
@@ -206,12 +206,16 @@ def test_background_enrolment_is_listed_under_the_child_process(
     monkeypatch.setattr(subprocess, "Popen", popen)
     source = _face_pack(tmp_path / "deck")
     assert (
-        main(["enrol", "--source", str(source), "--name", "cafe", "--background", "--minutes", "3"])
+        main(
+            ["enrol", "--source", str(source), "--name", "cafe", "--background", "--minutes", "3"]
+            + ["--precision", "bf16"]
+        )
         == 0
     )
     assert "in the background" in capsys.readouterr().out
     [command] = started
     assert command[:3] == ["nice", "-n", "10"] and "--minutes" in command and "3.0" in command
+    assert command[command.index("--precision") + 1] == "bf16"
     [job] = running_jobs()
     # The job belongs to the child, not to the command that started it: once the child is gone it
     # shows as stopped instead of running forever.

@@ -121,10 +121,11 @@ def test_background_learning_runs_niced_and_is_listed(capsys, monkeypatch) -> No
     monkeypatch.setattr(subprocess, "Popen", popen)
     _tiny_deal(DEFAULT_MODEL, "20261201T100000")
     _tiny_deal(DEFAULT_MODEL, "20261201T110000")
-    assert main(["learn", "--background", "--minutes", "4"]) == 0
+    assert main(["learn", "--background", "--minutes", "4", "--precision", "auto"]) == 0
     assert "in the background" in capsys.readouterr().out
     [command] = started
     assert command[:3] == ["nice", "-n", "15"] and command[command.index("--minutes") + 1] == "4.0"
+    assert command[command.index("--precision") + 1] == "auto"
     [job] = running_jobs()
     assert job["name"] == "sueca-reader-play" and job["kind"] == "learning"
     assert main(["models"]) == 0

@@ -21,6 +21,7 @@ from typing import Any
 
 from scorekeeper.commands.options import add_source_option
 from scorekeeper.errors import ScorekeeperError
+from scorekeeper.training.precision import PRECISIONS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,6 +58,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default="auto",
         choices=["auto", "on", "off"],
         help="fine-tune the index detector too: auto (where it misses the deck's indices), on, off",
+    )
+    parser.add_argument(
+        "--precision",
+        default="fp32",
+        choices=list(PRECISIONS),
+        help=(
+            "what training steps compute in: fp32 (default), bf16 (faster on a CPU with "
+            "bfloat16 units), auto (bf16 where trial steps show it faster)"
+        ),
     )
     parser.add_argument("--scenes", type=int, default=400, help="training scenes of the deck (400)")
     parser.add_argument(
@@ -182,6 +192,7 @@ def _adapt(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         photos=args.photos,
         minutes=args.minutes,
         detector=args.detector,
+        precision=args.precision,
     )
     bar = tqdm(
         total=100,
@@ -253,6 +264,8 @@ def _detach(args: argparse.Namespace, name: str, pack: Path, base: Path) -> int:
         str(args.photos),
         "--detector",
         args.detector,
+        "--precision",
+        args.precision,
         "--accept-guesses",
         "--json",
     ]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from scorekeeper.errors import ScorekeeperError
+from scorekeeper.training.precision import PRECISIONS
 
 
 def register(subparsers: Any) -> None:
@@ -55,6 +56,15 @@ def register(subparsers: Any) -> None:
         help="fine-tune the index detector too: auto (where it misses indices), on, off",
     )
     parser.add_argument(
+        "--precision",
+        default="fp32",
+        choices=list(PRECISIONS),
+        help=(
+            "what training steps compute in: fp32 (default), bf16 (faster on a CPU with "
+            "bfloat16 units), auto (bf16 where trial steps show it faster)"
+        ),
+    )
+    parser.add_argument(
         "--background",
         action="store_true",
         help="learn in a detached low-priority process; `scorekeeper models` shows progress",
@@ -78,7 +88,12 @@ def run(args: argparse.Namespace) -> int:
         raise ScorekeeperError(f"--minutes {args.minutes}: give a budget above 0")
     from scorekeeper.learning.learn import LearnPlan, check_deals
 
-    plan = LearnPlan(base=_base_model(args), minutes=args.minutes, detector=args.detector)
+    plan = LearnPlan(
+        base=_base_model(args),
+        minutes=args.minutes,
+        detector=args.detector,
+        precision=args.precision,
+    )
     check_deals(plan.deck)
 
     from scorekeeper.training import require_training_extra
@@ -214,6 +229,8 @@ def _detach(args: argparse.Namespace, plan: Any) -> int:
         str(args.minutes),
         "--detector",
         args.detector,
+        "--precision",
+        args.precision,
         "--json",
     ]
     # Lowest but one priority: a table playing on this machine keeps its frames.

@@ -39,6 +39,7 @@ from scorekeeper.training.adapt import (
     labelled_set,
     run_adaptation,
 )
+from scorekeeper.training.precision import check_precision
 
 HOLD_OUT_EVERY = 5
 """One deal in this many (the newest first) is held out to judge on, never taught."""
@@ -56,6 +57,8 @@ class LearnPlan:
     """The model to start from (the active one by default)."""
     minutes: float = 10.0
     detector: str = "auto"
+    precision: str = "fp32"
+    """What the training steps compute in (:mod:`scorekeeper.training.precision`)."""
     seed: int = 7
     threads: int = 2
 
@@ -200,6 +203,7 @@ def learn(
         work=plan.work,
         minutes=plan.minutes,
         detector=plan.detector,
+        precision=check_precision(plan.precision),
         seed=plan.seed,
         threads=plan.threads,
         install_when_worse=False,

@@ -50,6 +50,7 @@ from typing import Any
 
 from scorekeeper.paths import user_data_dir, user_models_dir
 from scorekeeper.training import TrainingSetupError
+from scorekeeper.training.precision import check_precision
 
 Progress = Callable[[str, float, float | None], None]
 """``progress(stage, fraction_done, seconds_left_or_None)``."""
@@ -145,6 +146,8 @@ class AdaptJob:
     so the table can try it; learning does not, a worse model is left out."""
     seed: int = 7
     threads: int = 2
+    precision: str = "fp32"
+    """What the training steps compute in (:mod:`scorekeeper.training.precision`)."""
     extra_record: dict[str, Any] = field(default_factory=dict)
     choice_confidence: float | None = None
     """Thresholds are chosen where the lower end of this interval of card precision reaches
@@ -181,6 +184,7 @@ class AdaptPlan:
     workers: int = 1
     threads: int = 2
     detector: str = "auto"
+    precision: str = "fp32"
     extra_faces: list[Path] = field(default_factory=list)
     """Other face packs to mix in (the usual mix; procedural decks are always in)."""
 
@@ -482,6 +486,7 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print
         work=plan.work,
         minutes=plan.minutes,
         detector=check_detector_mode(plan.detector),
+        precision=check_precision(plan.precision),
         seed=plan.seed,
         threads=plan.threads,
         learned_from={"deck": plan.deck.name},
@@ -758,7 +763,13 @@ def finetune_classifier(
     )
     log(f"fine-tune data: {data.summary()}")
     recipe = ClassifierRecipe(
-        epochs=1, lr=6e-4, size=size, margin=margin, seed=job.seed, threads=job.threads
+        epochs=1,
+        lr=6e-4,
+        size=size,
+        margin=margin,
+        seed=job.seed,
+        threads=job.threads,
+        precision=job.precision,
     )
     out = job.work / "classifier"
     if out.exists():
@@ -812,6 +823,7 @@ def finetune_detector(
         time=seconds / 3600,
         seed=job.seed,
         patience=50,
+        precision=job.precision,
     )
     project = job.work / "detector"
     if project.exists():
