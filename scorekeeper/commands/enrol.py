@@ -19,9 +19,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scorekeeper.commands.options import add_source_option
+from scorekeeper.commands.options import add_precision_option, add_source_option
 from scorekeeper.errors import ScorekeeperError
-from scorekeeper.training.precision import PRECISIONS
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -59,15 +58,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=["auto", "on", "off"],
         help="fine-tune the index detector too: auto (where it misses the deck's indices), on, off",
     )
-    parser.add_argument(
-        "--precision",
-        default="fp32",
-        choices=list(PRECISIONS),
-        help=(
-            "what training steps compute in: fp32 (default), bf16 (faster on a CPU with "
-            "bfloat16 units), auto (bf16 where trial steps show it faster)"
-        ),
-    )
+    add_precision_option(parser)
     parser.add_argument("--scenes", type=int, default=400, help="training scenes of the deck (400)")
     parser.add_argument(
         "--heldback",

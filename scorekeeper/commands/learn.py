@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from scorekeeper.commands.options import add_precision_option
 from scorekeeper.errors import ScorekeeperError
-from scorekeeper.training.precision import PRECISIONS
 
 
 def register(subparsers: Any) -> None:
@@ -55,15 +55,7 @@ def register(subparsers: Any) -> None:
         choices=["auto", "on", "off"],
         help="fine-tune the index detector too: auto (where it misses indices), on, off",
     )
-    parser.add_argument(
-        "--precision",
-        default="fp32",
-        choices=list(PRECISIONS),
-        help=(
-            "what training steps compute in: fp32 (default), bf16 (faster on a CPU with "
-            "bfloat16 units), auto (bf16 where trial steps show it faster)"
-        ),
-    )
+    add_precision_option(parser)
     parser.add_argument(
         "--background",
         action="store_true",

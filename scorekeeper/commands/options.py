@@ -1,5 +1,5 @@
 """The options several commands share, defined once so every command spells them the same way:
-``--source``, ``--rules``, ``--seat0`` and ``--clockwise``."""
+``--source``, ``--rules``, ``--seat0``, ``--clockwise`` and ``--precision``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 from scorekeeper.errors import RulesError, SourceError
 from scorekeeper.rules import PRESETS, Rules
 from scorekeeper.tracking.geometry import Side
+from scorekeeper.training.precision import PRECISIONS
 
 CAMERA_SOURCE_HELP = "camera index (0), video file, or stream URL"
 
@@ -118,4 +119,17 @@ def add_seat_options(parser: argparse.ArgumentParser | Any, *, default: Side | N
         "--clockwise",
         action="store_true",
         help="seats follow clockwise seen from above (Brazil); default counter-clockwise",
+    )
+
+
+def add_precision_option(parser: argparse.ArgumentParser) -> None:
+    """``--precision`` of the commands that fine-tune the reader (``enrol``, ``learn``)."""
+    parser.add_argument(
+        "--precision",
+        default="fp32",
+        choices=list(PRECISIONS),
+        help=(
+            "what training steps compute in: fp32 (default), bf16 (faster on a CPU with "
+            "bfloat16 units), auto (bf16 where trial steps show it faster)"
+        ),
     )
