@@ -31,7 +31,7 @@ class StepClock:
 
 def test_auto_takes_bfloat16_where_its_steps_are_clearly_faster() -> None:
     clock = StepClock(fp32=0.60, bf16=0.23)
-    choice = choose_precision("auto", clock.step, clock=clock)
+    choice = choose_precision("auto", lambda: clock.step, clock=clock)
     assert choice.precision == "bf16"
     assert choice.bf16_seconds == pytest.approx(0.23) and choice.fp32_seconds == pytest.approx(0.60)
     assert "bf16" in choice.describe() and "0.230 s" in choice.describe()
@@ -40,13 +40,14 @@ def test_auto_takes_bfloat16_where_its_steps_are_clearly_faster() -> None:
 def test_auto_keeps_float32_where_bfloat16_is_emulated_or_barely_faster() -> None:
     for bf16_seconds in (1.5, 0.58):
         clock = StepClock(fp32=0.60, bf16=bf16_seconds)
-        assert choose_precision("auto", clock.step, clock=clock).precision == "fp32"
+        make_step = lambda step=clock.step: step  # bound now, in the loop
+        assert choose_precision("auto", make_step, clock=clock).precision == "fp32"
 
 
 def test_a_precision_asked_for_is_taken_without_trial_steps() -> None:
     clock = StepClock(fp32=0.60, bf16=0.23)
-    assert choose_precision("fp32", clock.step, clock=clock).precision == "fp32"
-    assert choose_precision("bf16", clock.step, clock=clock).precision == "bf16"
+    assert choose_precision("fp32", lambda: clock.step, clock=clock).precision == "fp32"
+    assert choose_precision("bf16", lambda: clock.step, clock=clock).precision == "bf16"
     assert clock.steps == []
 
 
@@ -133,3 +134,25 @@ def test_the_detector_trains_in_bfloat16_on_a_cpu_and_leaves_ultralytics_as_it_w
     assert (run / "weights" / "last.pt").is_file()
     assert "amp: bf16" in (run / "args.yaml").read_text()
     assert trainer.autocast is helper
+
+
+def test_trial_steps_run_both_ways_on_a_copy_and_leave_the_network_as_it_was() -> None:
+    torch = pytest.importorskip("torch")
+    from scorekeeper.training.classifier import build_network
+    from scorekeeper.training.precision import scratch_step
+
+    network = build_network(width=8)
+    before = {k: v.clone() for k, v in network.state_dict().items()}
+    losses: list[float] = []
+
+    def loss_of(out):
+        loss = torch.nn.functional.cross_entropy(out, torch.zeros(4, dtype=torch.long))
+        losses.append(float(loss.detach()))
+        return loss
+
+    step = scratch_step(network, torch.rand(4, 3, 48, 48), loss_of, "cpu")
+    step(False)
+    step(True)
+    assert len(losses) == 2 and all(np.isfinite(losses))
+    assert all(torch.equal(before[k], v) for k, v in network.state_dict().items())
+    assert all(p.grad is None for p in network.parameters())

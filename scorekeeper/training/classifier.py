@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from scorekeeper.rules.cards import DECK, Card, Suit
-from scorekeeper.training.precision import autocast, choose_precision
+from scorekeeper.training.precision import autocast, choose_precision, scratch_step
 from scorekeeper.vision.crops import crop_square
 from scorekeeper.vision.reader_config import CLASSIFIER_CLASSES, NOT_A_CARD
 
@@ -545,7 +545,7 @@ def train_classifier(
         raise ValueError("no classifier training crops: build the data set first")
     steps = recipe.steps_per_epoch or max(1, n_train // recipe.batch)
     trials_began = time.monotonic()
-    choice = choose_precision(recipe.precision, _trial_step(model, data, recipe, device))
+    choice = choose_precision(recipe.precision, lambda: _trial_step(model, data, recipe, device))
     precision = choice.precision
     log(f"classifier: {choice.describe()}")
     optimizer = torch.optim.AdamW(
@@ -659,37 +659,17 @@ def train_classifier(
 def _trial_step(
     model: Any, data: CropData, recipe: ClassifierRecipe, device: Any
 ) -> Callable[[bool], None]:
-    """One training step on a scratch copy of ``model`` (its weights and the training's random
-    stream untouched), in bfloat16 when told: for timing the two precisions."""
-    import copy
-
+    """A classifier step on one batch of training views, for timing the two precisions (the
+    training's random stream untouched)."""
     import torch
     from torch import nn
 
-    scratch: list[Any] = []
-
-    def step(bf16: bool) -> None:
-        if not scratch:
-            rng = np.random.default_rng(recipe.seed + 1)
-            picks = rng.choice(len(data.context) + len(data.fixed), recipe.batch)
-            batch = np.stack([training_view(data, int(i), rng, recipe) for i in picks])
-            copy_of_model = copy.deepcopy(model).train()
-            scratch.extend(
-                [
-                    copy_of_model,
-                    torch.optim.AdamW(copy_of_model.parameters(), lr=0.0),
-                    to_tensor(batch).to(device, memory_format=torch.channels_last),
-                    torch.zeros(recipe.batch, dtype=torch.long, device=device),
-                ]
-            )
-        network, optimizer, x, y = scratch
-        optimizer.zero_grad(set_to_none=True)
-        with autocast("bf16" if bf16 else "fp32", device.type):
-            loss = nn.functional.cross_entropy(network(x), y)
-        loss.backward()
-        optimizer.step()
-
-    return step
+    rng = np.random.default_rng(recipe.seed + 1)
+    picks = rng.choice(len(data.context) + len(data.fixed), recipe.batch)
+    batch = np.stack([training_view(data, int(i), rng, recipe) for i in picks])
+    x = to_tensor(batch).to(device, memory_format=torch.channels_last)
+    y = torch.zeros(recipe.batch, dtype=torch.long, device=device)
+    return scratch_step(model, x, lambda out: nn.functional.cross_entropy(out, y), device.type)
 
 
 class BudgetSchedule:

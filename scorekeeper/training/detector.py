@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from scorekeeper.training.precision import autocast, choose_precision
+from scorekeeper.training.precision import choose_precision, scratch_step
 
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
@@ -106,7 +106,7 @@ def train_detector(
     settings.pop("model")
     amp: bool | str = recipe.device != "cpu"
     if recipe.device == "cpu":
-        choice = choose_precision(settings["precision"], _trial_step(model.model, recipe))
+        choice = choose_precision(settings["precision"], lambda: _trial_step(model.model, recipe))
         print(f"detector: {choice.describe()}")
         amp = "bf16" if choice.precision == "bf16" else False
     settings.pop("precision")
@@ -130,29 +130,14 @@ def train_detector(
 
 
 def _trial_step(network: Any, recipe: DetectorRecipe) -> Callable[[bool], None]:
-    """One step of a scratch copy of ``network`` on a random batch, its loss standing in for
-    the detector's (the same convolutions, forward and back): for timing the two precisions."""
-    import copy
-
+    """A detector step on a random batch, its loss standing in for the detector's (the same
+    convolutions, forward and back): for timing the two precisions."""
     import torch
 
-    scratch: list[Any] = []
-
-    def step(bf16: bool) -> None:
-        if not scratch:
-            copy_of_network = copy.deepcopy(network).float().train()
-            for parameter in copy_of_network.parameters():
-                parameter.requires_grad_(True)
-            images = torch.rand(recipe.batch, 3, recipe.imgsz, recipe.imgsz)
-            scratch.extend([copy_of_network, images])
-        copy_of_network, images = scratch
-        copy_of_network.zero_grad(set_to_none=True)
-        with autocast("bf16" if bf16 else "fp32", "cpu"):
-            outputs = copy_of_network(images)
-        loss = sum(t.float().square().mean() for t in _tensors(outputs))
-        loss.backward()
-
-    return step
+    images = torch.rand(recipe.batch, 3, recipe.imgsz, recipe.imgsz)
+    return scratch_step(
+        network, images, lambda out: sum(t.float().square().mean() for t in _tensors(out)), "cpu"
+    )
 
 
 def _tensors(outputs: Any) -> Iterator[Any]:

@@ -58,14 +58,16 @@ def check_precision(precision: str) -> str:
 
 def choose_precision(
     asked: str,
-    trial_step: Callable[[bool], object],
+    make_trial_step: Callable[[], Callable[[bool], object]],
     *,
     clock: Callable[[], float] = time.perf_counter,
 ) -> PrecisionChoice:
-    """``asked`` as it is, or for ``auto`` the faster of the two on ``trial_step(bf16)`` (one
-    training step on a scratch copy of the network, in bfloat16 when told)."""
+    """``asked`` as it is, or for ``auto`` the faster of the two on the step ``make_trial_step()``
+    returns (``step(bf16)``: one training step, in bfloat16 when told; see :func:`scratch_step`),
+    made only when there is something to time."""
     if check_precision(asked) != "auto":
         return PrecisionChoice(asked)
+    trial_step = make_trial_step()
     seconds = {}
     for bf16 in (False, True):
         trial_step(bf16)
@@ -75,6 +77,26 @@ def choose_precision(
         seconds[bf16] = (clock() - began) / TRIAL_STEPS
     faster = seconds[True] <= BF16_SHARE * seconds[False]
     return PrecisionChoice("bf16" if faster else "fp32", seconds[False], seconds[True])
+
+
+def scratch_step(
+    network: Any, inputs: Any, loss_of: Callable[[Any], Any], device_type: str
+) -> Callable[[bool], None]:
+    """``step(bf16)``: forward and back through a scratch copy of ``network`` on ``inputs`` (its
+    own weights untouched), the loss ``loss_of(outputs)``, in bfloat16 when told."""
+    import copy
+
+    scratch = copy.deepcopy(network).float().train()
+    for parameter in scratch.parameters():
+        parameter.requires_grad_(True)
+
+    def step(bf16: bool) -> None:
+        scratch.zero_grad(set_to_none=True)
+        with autocast("bf16" if bf16 else "fp32", device_type):
+            loss = loss_of(scratch(inputs))
+        loss.backward()
+
+    return step
 
 
 def autocast(precision: str, device_type: str) -> Any:
