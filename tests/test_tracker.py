@@ -314,6 +314,34 @@ def test_card_read_once_on_landing_and_again_only_after_the_next_goes_back_in_it
     assert [t.winner(tracker.deals[0].trump) for t in tracker.deals[0].tricks] == [2]
 
 
+def test_a_card_first_read_just_after_the_next_lands_goes_where_the_sides_say() -> None:
+    scene, truth = one_trick_scene()
+    landed, seat, card = truth.plays[1]  # KS, seat 1
+    next_landed = truth.plays[2][0]  # AS, seat 2, seen sliding in from seat 2's side
+    # KS is not read at all (nor seen coming in) until a frame after AS came to rest: by the
+    # order read, AS would be seat 1's card and KS seat 2's.
+    scene.hide(card, range(landed - 2, next_landed + 1))
+    events = run(scene.frames())
+    assert [(e.play, e.seat, e.card) for e in events if isinstance(e, PlayCorrected)] == [
+        (2, seat, card)
+    ]
+    tracker = Tracker(GEOMETRY, fps=FPS)
+    run(scene.frames(), tracker)
+    assert list(tracker.deals[0].plays) == [k for _, _, k in truth.plays]
+
+
+def test_cards_read_in_the_order_they_landed_keep_it_whatever_the_sides_say() -> None:
+    # Two seconds apart, AS is read coming from seat 3's side (a player reaching across): the
+    # order of play, not the side, gives it seat 2, and the doubt is told.
+    scene, truth = one_trick_scene(gap=20)
+    landed, seat, card = truth.plays[2]  # AS, seat 2
+    scene.show(card, [landed - 2], between(HAND[3], LAND[seat], 0.2))
+    scene.show(card, [landed - 1], between(HAND[3], LAND[seat], 0.7))
+    events = run(scene.frames())
+    assert plays_of(events) == [(s, k) for _, s, k in truth.plays]
+    assert [e.card for e in uncertain(events, "seat")] == [card]
+
+
 def test_a_ghost_long_before_where_a_card_lands_does_not_move_it_up_the_vaza() -> None:
     scene, truth = one_trick_scene()
     first, _, _ = truth.plays[0]

@@ -76,6 +76,15 @@ def test_a_half_covered_corner_read_as_another_card_does_not_keep_the_vazas_last
     assert rebuilt == played
 
 
+def test_a_card_named_only_as_the_next_one_lands_goes_where_the_way_it_lies_says() -> None:
+    # A model enrolled on nicu-ornamental first names 4C (seat 2's, landed at frame 124) at
+    # frame 143, a frame after AS (seat 3's, landed at 139): by the order read, AS was seat 2's,
+    # a renúncia of clubs. AS lies across the table as seat 3 lays its cards, 4C along it.
+    rebuilt, played = tricks(19000, recorded("deal-19000-nicu-enrolled-vazas-1-2"), ADAPTED)
+    assert played[1] == ["7C", "4C", "AS", "2C"]
+    assert rebuilt == played
+
+
 @pytest.mark.parametrize("thresholds", [Thresholds(), ADAPTED])
 def test_the_next_vazas_lead_never_takes_the_place_of_the_vaza_before(
     thresholds: Thresholds,

@@ -147,12 +147,19 @@ def swap_misnamed(
 
 
 def place_in_vaza(
-    trick_start: Deal, read: Sequence[Card], card: Card, clues: SeatClues | None = None
+    trick_start: Deal,
+    read: Sequence[Card],
+    card: Card,
+    clues: SeatClues | None = None,
+    *,
+    places: Iterable[int] | None = None,
 ) -> Deal | None:
     """The deal with the vaza of ``read`` (played from ``trick_start``, in landing order) made
     whole by ``card``, never read, at the place the rules and the ``clues`` fit best (on a tie,
-    last); None when the rules refuse it at every place."""
-    arrangements = ([*read[:place], card, *read[place:]] for place in range(len(read) + 1))
+    last); None when the rules refuse it at every place. ``places``: the places tried (default
+    every one, from before the first card read to after the last)."""
+    tried = range(len(read) + 1) if places is None else places
+    arrangements = ([*read[:place], card, *read[place:]] for place in tried)
     return fittest(trick_start, arrangements, clues)
 
 

@@ -492,7 +492,11 @@ class Tracker(Sightings, Repairs, PlayIdentities):
                 events, card = decided
                 if card is None:
                     return events
-        place = self._landed_before(state, run) if self.decode else None
+        place = None
+        if self.decode:
+            place = self._landed_before(state, run)
+            if place is None:
+                place = self._place_by_clues(state, run, card)
         if place is not None:
             reordered = self._reorder(state, [run], frame, insert=(place, card))
             if reordered is not None:
