@@ -352,30 +352,26 @@ class Repairs(TrackerRooms):
                 first = other.start_frame
         return first
 
-    def _landed_before(self, state: DealState, run: Run) -> int | None:
+    def _landed_before(self, state: DealState, run: Run, card: Card | None = None) -> int | None:
         """Where in the vaza on the table the card of ``run`` goes when it came to rest before
-        cards played already (by more than a frame: read too seldom to settle first); None: last."""
+        cards played already (by more than a frame: read too seldom to settle first); None: last.
+        With ``card`` (what ``run`` is played as), when it came to rest within
+        :data:`NEAR_LANDING_SECONDS` of the last cards played, also where among them the rules
+        and what the sightings say of the seats fit best, on a tie last (the order read)."""
         mine = self._landed_at(state, run)
-        for position, played in enumerate(state.trick):
-            if played.run is not None and self._landed_at(state, played.run) > mine + 1:
+        landings = [
+            None if played.run is None else self._landed_at(state, played.run)
+            for played in state.trick
+        ]
+        for position, landed in enumerate(landings):
+            if landed is not None and landed > mine + 1:
                 return position
-        return None
-
-    def _place_by_clues(self, state: DealState, run: Run, card: Card) -> int | None:
-        """Where in the vaza on the table ``card`` (read in ``run``) goes when it came to rest
-        within :data:`NEAR_LANDING_SECONDS` of the last cards played: among them, where the
-        rules and what the sightings say of the seats fit best, on a tie last (the order it was
-        read in). None: last."""
-        runs = [p.run for p in state.trick if p.run is not None]
-        if state.trick_start is None or len(runs) < len(state.trick):
+        if card is None or state.trick_start is None or None in landings:
             return None
-        mine = self._landed_at(state, run)
-        first = len(runs)
-        while first > 0 and mine - self._landed_at(state, runs[first - 1]) <= (
-            NEAR_LANDING_SECONDS * self.fps
-        ):
+        first = len(landings)
+        while first > 0 and mine - (landings[first - 1] or 0) <= NEAR_LANDING_SECONDS * self.fps:
             first -= 1
-        if first == len(runs):
+        if first == len(landings):
             return None
         read = [p.card for p in state.trick]
         runs_of = {p.card: p.run for p in state.trick} | {card: run}

@@ -492,11 +492,7 @@ class Tracker(Sightings, Repairs, PlayIdentities):
                 events, card = decided
                 if card is None:
                     return events
-        place = None
-        if self.decode:
-            place = self._landed_before(state, run)
-            if place is None:
-                place = self._place_by_clues(state, run, card)
+        place = self._landed_before(state, run, card) if self.decode else None
         if place is not None:
             reordered = self._reorder(state, [run], frame, insert=(place, card))
             if reordered is not None:
