@@ -118,6 +118,8 @@ def test_a_short_adaptation_installs_a_model_and_records_its_figures(tmp_path, c
     assert set(record["candidates"]) == {"thresholds", "classifier", "classifier+detector"}
     assert record["detector"]["fine_tuned"] and record["steps"]["classifier"]["steps"] >= 1
     assert record["steps"]["detector"]["epochs"] >= 1
+    # The classifier also learned the indices as the shipped detector frames them in the scenes.
+    assert record["steps"]["classifier"]["detector_framed_crops"] > 0
     # Each stage computed its steps in the precision asked for, and says so.
     assert record["steps"]["classifier"]["precision"] == "bf16"
     assert record["steps"]["detector"]["precision"] == "bf16"

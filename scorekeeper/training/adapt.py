@@ -127,6 +127,10 @@ class TeachingSet:
     photos: list[Any] = field(default_factory=list)
     """Labelled phone photos of the deck's fanned hands that no training saw: the kept model's
     photo threshold is chosen on them (none: photos are read at its ``card_prob``)."""
+    detector_framed: bool = False
+    """Also teach the classifier crops framed where the base model's detector boxes the training
+    scenes' indices (:mod:`scorekeeper.training.framed_crops`). Enrolment does; learning from play
+    does not (its tiles were not measured so)."""
 
 
 @dataclass
@@ -479,6 +483,7 @@ def adapt(plan: AdaptPlan, *, progress: Progress | None = None, log: Log = print
         judged_on=judged_on,
         face_crops=deck_face_crops(plan.deck, per_index=plan.face_crops_per_index, seed=plan.seed),
         photos=labelled_set(rendered_sets.photos) if rendered_sets.photos else [],
+        detector_framed=True,
     )
     job = AdaptJob(
         name=plan.name,
@@ -691,6 +696,7 @@ def finetune(
     minutes: dict[str, float] = {}
     steps: dict[str, Any] = {}
     began = time.time()
+    framed = crops_framed_by_detector(job, teaching, log) if teaching.detector_framed else None
     classifier = finetune_classifier(
         job,
         teaching,
@@ -698,9 +704,12 @@ def finetune(
         progress,
         log,
         share_of_progress=(0.0, 0.9 * classifier_seconds / max(job.minutes * 60, 1.0)),
+        framed_crops=framed,
     )
     minutes["classifier"] = round((time.time() - began) / 60, 2)
     steps["classifier"] = _last_log(classifier.parent / "log.jsonl")
+    if framed is not None:
+        steps["classifier"]["detector_framed_crops"] = len(framed[1])
     detector = None
     if with_detector:
         started = time.time()
@@ -709,6 +718,29 @@ def finetune(
         steps["detector"] = _detector_log(detector.parent.parent)
     minutes["train"] = round((time.time() - began) / 60, 2)
     return Trained(classifier, detector, minutes, steps)
+
+
+def crops_framed_by_detector(job: AdaptJob, teaching: TeachingSet, log: Log) -> tuple[Any, Any]:
+    """Context crops around the boxes the base model's detector draws on the training scenes,
+    each named by the labelled index it covers (:mod:`scorekeeper.training.framed_crops`)."""
+    import numpy as np
+
+    from scorekeeper.training.framed_crops import detector_framed_crops
+    from scorekeeper.vision.reader import CardReader
+
+    began = time.monotonic()
+    reader = CardReader(job.base, photo=False, threads=job.threads)
+    parts = [
+        detector_framed_crops(folder, lambda frame: reader.detect_indices(frame)[0])
+        for folder in teaching.train
+    ]
+    crops = np.concatenate([c for c, _ in parts])
+    labels = np.concatenate([y for _, y in parts])
+    log(
+        f"{len(labels)} index crops framed as the detector frames them "
+        f"({time.monotonic() - began:.0f} s)"
+    )
+    return crops, labels
 
 
 def _last_log(path: Path) -> dict[str, Any]:
@@ -741,8 +773,10 @@ def finetune_classifier(
     log: Log = print,
     *,
     share_of_progress: tuple[float, float] = (0.0, 0.9),
+    framed_crops: tuple[Any, Any] | None = None,
 ) -> Path:
-    """Fine-tune the base model's classifier for ``seconds`` of steps; the best checkpoint."""
+    """Fine-tune the base model's classifier for ``seconds`` of steps, with ``framed_crops``
+    (:func:`crops_framed_by_detector`) beside the teaching set's own; the best checkpoint."""
     from scorekeeper.training.classifier import ClassifierRecipe, load_crop_data, train_classifier
 
     init = job.base / "checkpoints" / "index-classifier.pt"
@@ -760,6 +794,7 @@ def finetune_classifier(
         margin=margin,
         seed=job.seed,
         face_crops=teaching.face_crops,
+        framed_crops=framed_crops,
     )
     log(f"fine-tune data: {data.summary()}")
     recipe = ClassifierRecipe(

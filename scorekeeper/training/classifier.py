@@ -1,13 +1,15 @@
 """Stage 2: a small CNN that names a corner-index crop (40 cards + ``not_a_card``).
 
-Data comes from two places, both written by ``scorekeeper dataset build``:
+Data comes from what ``scorekeeper dataset build`` writes:
 
 * the detection set (``images/``, ``labels/`` with the 40 card classes): every labelled index box
   is cut out with extra context once (:func:`extract_context_crops`), and each training step cuts
   the classifier's square from it with a jittered box (:func:`jittered_crop`), through the same
   :func:`scorekeeper.vision.crops.crop_square` the reader uses at run time;
 * the crop set (``train/<class>/``, ``val/<class>/``), mostly for its ``not_a_card`` examples
-  (8, 9, 10, jokers, backs, pips, table), resized to the classifier's square.
+  (8, 9, 10, jokers, backs, pips, table), resized to the classifier's square;
+* where the caller hands them in, context crops cut around the detector's own boxes
+  (:mod:`scorekeeper.training.framed_crops`), jittered like the others.
 
 Checkpoints (``last.pt``, ``best.pt``) are written every epoch, so a run can be resumed.
 """
@@ -393,8 +395,10 @@ def load_crop_data(
     seed: int = 0,
     max_images: int | None = None,
     face_crops: tuple[np.ndarray, np.ndarray] | None = None,
+    framed_crops: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> CropData:
-    """Scene crops, folder crops and (optionally) context crops rendered from faces, in memory."""
+    """Scene crops, folder crops and (optionally) context crops rendered from faces and context
+    crops framed by a detector (:mod:`scorekeeper.training.framed_crops`), in memory."""
     contexts, context_labels, fixed, fixed_labels, val, val_labels = [], [], [], [], [], []
     if face_crops is not None:
         contexts.append(face_crops[0])
@@ -410,6 +414,9 @@ def load_crop_data(
             else np.zeros((0, size, size, 3), np.uint8)
         )
         val_labels.append(vy)
+    if framed_crops is not None:
+        contexts.append(framed_crops[0])
+        context_labels.append(framed_crops[1])
     for root in crop_sets:
         f, y = load_crop_folders(root, "train", size=size, margin=margin, seed=seed)
         fixed.append(f)
