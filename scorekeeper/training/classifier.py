@@ -119,6 +119,19 @@ def _class_of_folder(name: str) -> int | None:
     return None
 
 
+def detection_images(
+    dataset: Path, split: str, *, limit: int | None = None, seed: int = 0
+) -> list[Path]:
+    """The images of a YOLO detection set's ``split``, sorted; ``limit`` of them drawn at random."""
+    images = sorted(
+        p for p in (dataset / "images" / split).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
+    )
+    if limit is not None and len(images) > limit:
+        rng = np.random.default_rng(seed)
+        images = [images[i] for i in sorted(rng.choice(len(images), limit, replace=False))]
+    return images
+
+
 def extract_context_crops(
     dataset: Path, split: str, *, limit: int | None = None, seed: int = 0, min_px: float = 12.0
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -129,15 +142,9 @@ def extract_context_crops(
     """
     import cv2
 
-    images = sorted(
-        p for p in (dataset / "images" / split).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES
-    )
-    rng = np.random.default_rng(seed)
-    if limit is not None and len(images) > limit:
-        images = [images[i] for i in sorted(rng.choice(len(images), limit, replace=False))]
     crops: list[np.ndarray] = []
     labels: list[int] = []
-    for image_path in images:
+    for image_path in detection_images(dataset, split, limit=limit, seed=seed):
         label_path = dataset / "labels" / split / (image_path.stem + ".txt")
         if not label_path.is_file():
             continue

@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from scorekeeper.rules.cards import DECK
-from scorekeeper.training.classifier import CONTEXT_MARGIN, CONTEXT_SIZE, IMAGE_SUFFIXES
+from scorekeeper.training.classifier import CONTEXT_MARGIN, CONTEXT_SIZE, detection_images
 from scorekeeper.vision.boxes import iou_matrix
 from scorekeeper.vision.crops import crop_square
+from scorekeeper.vision.evaluate import read_yolo_labels
 
 Detect = Callable[[np.ndarray], np.ndarray]
 """A frame (H x W x 3 BGR) -> the detector's index boxes (N x 4, x1 y1 x2 y2, frame pixels)."""
@@ -28,30 +29,6 @@ MIN_OVERLAP = 0.35
 """A box overlapping a labelled index by this much is a framing of it (IoU)."""
 MIN_PX = 12.0
 """Boxes smaller than this on their longer side are left out, as the scene crops leave them."""
-
-
-def labelled_boxes(label_path: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
-    """The card index boxes (N x 4 pixels) and their classes in a YOLO label file."""
-    boxes: list[list[float]] = []
-    classes: list[int] = []
-    for line in label_path.read_text(encoding="utf-8").splitlines():
-        row = line.split()
-        if len(row) < 5:
-            continue
-        cls = int(float(row[0]))
-        if not 0 <= cls < len(DECK):
-            continue
-        cx, cy, bw, bh = (float(v) for v in row[1:5])
-        boxes.append(
-            [
-                (cx - bw / 2) * width,
-                (cy - bh / 2) * height,
-                (cx + bw / 2) * width,
-                (cy + bh / 2) * height,
-            ]
-        )
-        classes.append(cls)
-    return np.asarray(boxes, np.float32).reshape(-1, 4), np.asarray(classes, np.int64)
 
 
 def detector_framed_crops(
@@ -70,23 +47,20 @@ def detector_framed_crops(
     another card, or under the size the labels keep) is not known to be no card."""
     import cv2
 
-    folder = dataset / "images" / split
-    images = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-    if limit is not None and len(images) > limit:
-        rng = np.random.default_rng(seed)
-        images = [images[i] for i in sorted(rng.choice(len(images), limit, replace=False))]
     crops: list[np.ndarray] = []
     labels: list[int] = []
-    for image_path in images:
-        label_path = dataset / "labels" / split / (image_path.stem + ".txt")
-        if not label_path.is_file():
-            continue
+    for image_path in detection_images(dataset, split, limit=limit, seed=seed):
         frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
         if frame is None:
             continue
-        truth, classes = labelled_boxes(label_path, frame.shape[1], frame.shape[0])
+        label_path = dataset / "labels" / split / (image_path.stem + ".txt")
+        classes, truth = read_yolo_labels(label_path, frame.shape[1], frame.shape[0])
+        cards = classes < len(DECK)
+        classes, truth = classes[cards], truth[cards].astype(np.float32)
+        if not len(truth):
+            continue
         found = np.asarray(detect(frame), np.float32).reshape(-1, 4)
-        if not len(truth) or not len(found):
+        if not len(found):
             continue
         overlaps = iou_matrix(found, truth)
         for box, row in zip(found, overlaps):
