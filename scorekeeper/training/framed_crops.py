@@ -36,9 +36,6 @@ def detector_framed_crops(
     detect: Detect,
     *,
     split: str = "train",
-    limit: int | None = None,
-    seed: int = 0,
-    min_overlap: float = MIN_OVERLAP,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Context crops (N x 96 x 96 x 3 BGR) around each box ``detect`` draws on a detection set's
     images that covers a labelled index, with that index's class.
@@ -49,7 +46,7 @@ def detector_framed_crops(
 
     crops: list[np.ndarray] = []
     labels: list[int] = []
-    for image_path in detection_images(dataset, split, limit=limit, seed=seed):
+    for image_path in detection_images(dataset, split):
         frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
         if frame is None:
             continue
@@ -65,7 +62,7 @@ def detector_framed_crops(
         overlaps = iou_matrix(found, truth)
         for box, row in zip(found, overlaps):
             best = int(np.argmax(row))
-            if row[best] < min_overlap or max(box[2] - box[0], box[3] - box[1]) < MIN_PX:
+            if row[best] < MIN_OVERLAP or max(box[2] - box[0], box[3] - box[1]) < MIN_PX:
                 continue
             x0, y0, x1, y1 = (float(v) for v in box)
             crops.append(
