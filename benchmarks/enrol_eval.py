@@ -19,6 +19,7 @@
     python benchmarks/enrol_eval.py                    # all four, 15-minute fine-tune
     python benchmarks/enrol_eval.py --skip-adapt       # capture and fans, active model (no torch)
     python benchmarks/enrol_eval.py --adapted DIR      # a model enrolled before, not enrolled again
+    python benchmarks/enrol_eval.py --minutes 48 --precision bf16   # longer, in bfloat16
 
 Everything is written under a temporary SCOREKEEPER_HOME: the real one is not touched.
 """
@@ -79,7 +80,9 @@ def measure_capture(deck: Path, *, photos: int = 8, per_photo: int = 5) -> dict[
     }
 
 
-def measure_adapt(deck: Path, *, minutes: float, scenes: int, heldback: int) -> dict[str, object]:
+def measure_adapt(
+    deck: Path, *, minutes: float, scenes: int, heldback: int, precision: str = "fp32"
+) -> dict[str, object]:
     from scorekeeper.paths import user_models_dir
     from scorekeeper.training.adapt import AdaptPlan, adapt
     from scorekeeper.vision.registry import find_model
@@ -91,6 +94,7 @@ def measure_adapt(deck: Path, *, minutes: float, scenes: int, heldback: int) -> 
         scenes=scenes,
         heldback=heldback,
         minutes=minutes,
+        precision=precision,
     )
     result = adapt(plan, log=lambda line: None)
     return {
@@ -192,6 +196,12 @@ def main(argv: list[str] | None = None) -> int:
         "--deck", type=Path, default=DECK, help="face pack to treat as the café's deck"
     )
     parser.add_argument("--minutes", type=float, default=15.0, help="fine-tuning budget (15)")
+    parser.add_argument(
+        "--precision",
+        choices=("auto", "fp32", "bf16"),
+        default="fp32",
+        help="what the enrolment's training steps compute in (scorekeeper enrol --precision; fp32)",
+    )
     parser.add_argument("--scenes", type=int, default=400)
     parser.add_argument("--heldback", type=int, default=100)
     parser.add_argument(
@@ -235,7 +245,11 @@ def main(argv: list[str] | None = None) -> int:
             models["adapted"] = str(args.adapted)
         elif not args.skip_adapt:
             adapted = measure_adapt(
-                args.deck, minutes=args.minutes, scenes=args.scenes, heldback=args.heldback
+                args.deck,
+                minutes=args.minutes,
+                scenes=args.scenes,
+                heldback=args.heldback,
+                precision=args.precision,
             )
             figures["adapt"] = adapted
             models["adapted"] = str(adapted["model"])
